@@ -1,0 +1,5 @@
+import sys
+
+from checks.cli import main
+
+sys.exit(main())

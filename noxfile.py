@@ -1,0 +1,57 @@
+"""Sessions: verify, derive, falsify, tests, bench, lint. All install with ``-c constraints.txt``
+(torch pinned to the CPU build) and reuse their virtualenvs; posargs pass through."""
+
+import nox
+
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests"]
+PY = "3.11"
+CONSTRAINTS = ("-c", "constraints.txt")
+
+
+def install(session, extras=""):
+    session.install(*CONSTRAINTS, "torch==2.13.0")
+    session.install(*CONSTRAINTS, "-e", f".{extras}")
+
+
+@nox.session(python=PY, reuse_venv=True)
+def verify(session):
+    """Every claim at every level it supports; writes reports/verify.{json,md} and figures."""
+    install(session)
+    session.run("python", "-m", "checks", "verify", *session.posargs)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def derive(session):
+    """Regenerate numerics/_derived and proofs/latex from proofs/ (``-- --check`` only compares)."""
+    install(session)
+    session.run("python", "-m", "proofs.derive", *session.posargs)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def falsify(session):
+    """Two-stage falsification: ``nox -s falsify -- --budget N --claims ID``."""
+    install(session)
+    session.run("python", "-m", "checks", "falsify", *session.posargs)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def tests(session):
+    """The test suite, plus the derive drift gate."""
+    install(session, "[test]")
+    session.run("python", "-m", "proofs.derive", "--check")
+    session.run("pytest", "-q", *session.posargs)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def bench(session):
+    """Speed and memory against the alternatives; writes reports/bench.{json,md} and plots."""
+    install(session)
+    session.run("python", "-m", "checks.bench", *session.posargs)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def lint(session):
+    """ruff."""
+    session.install(*CONSTRAINTS, "ruff")
+    session.run("ruff", "check", "proofs", "numerics", "checks", "tests", "noxfile.py")
