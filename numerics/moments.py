@@ -1,0 +1,304 @@
+r"""Closed-form spectral moments of the cross-entropy Hessian and the Wolkowicz–Styan bounds (SPEC §1).
+
+Omae et al. 2026 (arXiv 2604.10202); Wolkowicz & Styan 1980, "Bounds for eigenvalues using traces",
+Linear Algebra Appl. 29, 471–506, Thm 2.1.
+
+For z(x) = v·φ(Wx + b) + c and L = (1/n) Σ_i BCE(y_i, sigmoid(z_i)), with q_i = p_i(1 − p_i),
+r_i = p_i − y_i, g_i = ∇_θ z_i, K_i = ∇²_θ z_i:
+
+.. math::
+
+    \operatorname{tr} H = \frac1n \sum_i q_i \|g_i\|^2 + r_i \operatorname{tr} K_i, \qquad
+    \operatorname{tr} H^2 = \frac1{n^2}\sum_{i,j} q_i q_j (g_i\cdot g_j)^2
+        + 2 q_i r_j\, g_i^\top K_j g_i + r_i r_j \operatorname{tr}(K_i K_j).
+
+The block kernels g_i·g_j, g_iᵀK_j g_i, tr(K_iK_j) are polynomials in the augmented Gram entry
+x̃_i·x̃_j whose coefficients are sums over hidden units of products of φ, φ′, φ″ and powers of v.
+They are *generated* from ``proofs/hessian_moments.py`` into ``numerics/_derived/ws_kernels.py``:
+every Σ_k is a matrix product of (rows × N) unit tables, so the cost is O(n²(M + N)) and no D×D
+matrix is formed. Sample pairs are processed in blocks of ``block`` rows (upper triangle only), so
+the working memory is O(block² + n(M + N)) whatever n is.
+
+Example:
+    >>> import numpy as np
+    >>> from numerics.moments import ce_hessian_moments, ws_bounds
+    >>> rng = np.random.default_rng(0)
+    >>> W, b, v = rng.normal(size=(3, 2)), rng.normal(size=3), rng.normal(size=3)
+    >>> X, y = rng.normal(size=(20, 2)), rng.integers(0, 2, 20)
+    >>> m = ce_hessian_moments(W, b, v, 0.1, X, y, "tanh")
+    >>> m.dim
+    13
+    >>> bool(ws_bounds(m.trace, m.trace_sq, m.dim).lmax_upper >= m.trace / m.dim)
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy import special
+
+from numerics._derived import ws_kernels
+from numerics.smooth import SmoothActivation, get_activation
+
+__all__ = ["HessianMoments", "WSBounds", "ce_hessian_moments", "ws_bounds", "validate_net"]
+
+
+@dataclass(frozen=True)
+class WSBounds:
+    """Wolkowicz–Styan bounds from (tr A, tr A², D) for any D×D matrix with real spectrum."""
+
+    mean: Any  # m = tr A / D
+    std: Any  # s = sqrt(tr A²/D − m²)
+    dim: int
+    lmax_lower: Any  # m + s/√(D−1)
+    lmax_upper: Any  # m + s√(D−1)   (λ_sup in the paper)
+    lmin_lower: Any  # m − s√(D−1)
+    lmin_upper: Any  # m − s/√(D−1)
+
+    def kth(self, k: int) -> tuple[Any, Any]:
+        """Bounds (lower, upper) on the k-th largest eigenvalue, k = 1..D:
+        m − s√((k−1)/(D−k+1)) ≤ λ_k ≤ m + s√((D−k)/k)."""
+        D = self.dim
+        if not (isinstance(k, int | np.integer) and 1 <= k <= D):
+            raise ValueError(f"k must be an integer in 1..{D}, got {k!r}")
+        sqrt = _sqrt_like(self.std)
+        return (self.mean - self.std * sqrt((k - 1) / (D - k + 1)), self.mean + self.std * sqrt((D - k) / k))
+
+
+def _sqrt_like(x):
+    return mpmath.sqrt if isinstance(x, mpmath.mpf) else np.sqrt
+
+
+def ws_bounds(trace, trace_sq, dim: int) -> WSBounds:
+    """The four Wolkowicz–Styan eigenvalue bounds (and, via ``.kth``, the k-th eigenvalue form).
+
+    ``trace`` and ``trace_sq`` may be floats or mpmath numbers; the result uses the same arithmetic.
+    Rounding can make tr A²/D − m² slightly negative for a multiple of the identity; it is clipped
+    to 0 only when within 64 ulps of 0 relative to tr A²/D, and otherwise is an error.
+    """
+    if not isinstance(dim, int | np.integer) or isinstance(dim, bool):
+        raise ValueError(f"dim must be an integer, got {type(dim).__name__}")
+    if dim < 2:
+        raise ValueError(f"dim must be >= 2 for the Wolkowicz–Styan bounds (they divide by D − 1), got {dim}")
+    mp = isinstance(trace, mpmath.mpf) or isinstance(trace_sq, mpmath.mpf)
+    if mp:
+        tr, tr2 = mpmath.mpf(trace), mpmath.mpf(trace_sq)
+        if not (mpmath.isfinite(tr) and mpmath.isfinite(tr2)):
+            raise ValueError("trace and trace_sq must be finite")
+        sqrt, eps = mpmath.sqrt, mpmath.eps
+    else:
+        tr, tr2 = float(trace), float(trace_sq)
+        if not (np.isfinite(tr) and np.isfinite(tr2)):
+            raise ValueError(f"trace and trace_sq must be finite, got {trace!r}, {trace_sq!r}")
+        sqrt, eps = np.sqrt, np.finfo(float).eps
+    if tr2 < 0:
+        raise ValueError(f"trace_sq = tr A² must be >= 0 for a real spectrum, got {trace_sq!r}")
+    m = tr / dim
+    var = tr2 / dim - m * m
+    if var < 0:
+        if -var > 64 * eps * (tr2 / dim):
+            raise ValueError(
+                f"tr A²/D − (tr A/D)² = {float(var):.3e} < 0: no real spectrum has these moments"
+            )
+        var = var * 0
+    s = sqrt(var)
+    r = sqrt(dim - 1)
+    return WSBounds(m, s, int(dim), m + s / r, m + s * r, m - s * r, m - s / r)
+
+
+@dataclass(frozen=True)
+class HessianMoments:
+    """tr H, tr H² = ‖H‖_F² and D for the mean-BCE Hessian of an M–N–1 net (SPEC §1 conventions)."""
+
+    trace: Any
+    trace_sq: Any
+    dim: int
+    n: int
+    bias: bool
+    activation: str
+    dps: int | None
+
+    @property
+    def bounds(self) -> WSBounds:
+        return ws_bounds(self.trace, self.trace_sq, self.dim)
+
+    @property
+    def lambda_sup(self):
+        """λ_sup = μ + √(D−1)σ, the paper's upper bound on λ_max(H)."""
+        return self.bounds.lmax_upper
+
+
+# ------------------------------------------------------------------------------------------------
+# input validation
+
+
+def _array(name: str, x, ndim: int) -> np.ndarray:
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged input
+        raise ValueError(f"{name} must be a numeric array: {exc}") from exc
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise ValueError(f"{name} has unsupported dtype {a.dtype}; use a real float or integer array")
+    if a.dtype.kind == "f" and a.dtype.itemsize > 8:
+        raise ValueError(f"{name} has dtype {a.dtype}; pass float64 (use dps=... for extended precision)")
+    a = a.astype(np.float64)
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        bad = "NaN" if np.isnan(a).any() else "inf"
+        raise ValueError(f"{name} contains {bad} at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])}")
+    return a
+
+
+def validate_net(W, b, v, c, X, y, *, bias: bool = True):
+    """Check shapes, finiteness, dtypes and labels; return float64 arrays (b, c are None without bias)."""
+    W = _array("W", W, 2)
+    N, M = W.shape
+    if N < 1 or M < 1:
+        raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
+    v = _array("v", v, 1)
+    X = _array("X", X, 2)
+    y = _array("y", y, 1)
+    if v.shape != (N,):
+        raise ValueError(f"v must have shape ({N},) to match W of shape {W.shape}, got {v.shape}")
+    if X.shape[1] != M:
+        raise ValueError(f"X must have M = {M} columns to match W of shape {W.shape}, got shape {X.shape}")
+    if X.shape[0] < 1:
+        raise ValueError("X must contain at least one sample")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
+    if not np.all((y == 0) | (y == 1)):
+        bad = y[(y != 0) & (y != 1)][0]
+        raise ValueError(f"labels y must be in {{0, 1}}, found {bad!r}")
+    if bias:
+        if b is None or c is None:
+            raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
+        b = _array("b", b, 1)
+        if b.shape != (N,):
+            raise ValueError(f"b must have shape ({N},), got {b.shape}")
+        c = float(_array("c", c, 0))
+    else:
+        for name, val in (("b", b), ("c", c)):
+            if val is not None and np.any(np.asarray(val, dtype=float) != 0):
+                raise ValueError(f"bias=False (D = N(M+1)) has no {name}; pass None, not a nonzero {name}")
+        b = c = None
+    return W, b, v, c, X, y
+
+
+def dim_of(N: int, M: int, bias: bool) -> int:
+    return N * (M + 2) + 1 if bias else N * (M + 1)
+
+
+# ------------------------------------------------------------------------------------------------
+# evaluation
+
+
+def _tables_float64(W, b, v, c, X, y, act: SmoothActivation):
+    A = X @ W.T
+    if b is not None:
+        A = A + b
+    P = act.float64(A)
+    z = P[0] @ v + (c if c is not None else 0.0)
+    p = special.expit(z)
+    q = p * special.expit(-z)  # p(1 − p) without cancellation when p ≈ 1
+    r = np.where(y == 1, -special.expit(-z), p)  # p − y without cancellation
+    return P, q, r
+
+
+def _tables_mp(W, b, v, c, X, y, act: SmoothActivation):
+    to = np.vectorize(mpmath.mpf, otypes=[object])
+    W, v, X = to(W), to(v), to(X)
+    A = X @ W.T
+    if b is not None:
+        A = A + to(b)
+    ev = np.vectorize(act.mp, otypes=[object, object, object])
+    P = ev(A)
+    z = P[0] @ v + (mpmath.mpf(c) if c is not None else 0)
+    p = np.array([1 / (1 + mpmath.exp(-zi)) for zi in z], dtype=object)
+    q = p * (1 - p)
+    r = p - to(y)
+    return P, q, r, X
+
+
+def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict):
+    """The kernel form of SPEC §1, blocked over sample pairs (upper triangle of blocks)."""
+    gd = (Xt * Xt).sum(axis=1)
+    g2 = kernels.g2(P, v, gd) + bias_const["g2"]
+    trk = kernels.trK(P, v, gd) + bias_const["trK"]
+    trace = (q @ g2 + r @ trk) / n
+    acc = 0
+    starts = range(0, n, block)
+    for I in starts:
+        sI = slice(I, min(I + block, n))
+        TI = tuple(t[sI] for t in P)
+        for J in starts:
+            if J < I:
+                continue
+            sJ = slice(J, min(J + block, n))
+            TJ = tuple(t[sJ] for t in P)
+            G = Xt[sI] @ Xt[sJ].T
+            S = kernels.gg(TI, TJ, v, G) + bias_const["gg"]
+            R = kernels.KK(TI, TJ, v, G) + bias_const["KK"]
+            sym = q[sI] @ (S * S) @ q[sJ] + r[sI] @ R @ r[sJ]
+            # g_iᵀK_j g_i is not symmetric in (i, j): both orientations of an off-diagonal block count
+            cross = q[sI] @ kernels.gKg(TI, TJ, v, G) @ r[sJ]
+            if I == J:
+                acc = acc + sym + 2 * cross
+            else:
+                cross_t = q[sJ] @ kernels.gKg(TJ, TI, v, G.T) @ r[sI]
+                acc = acc + 2 * sym + 2 * (cross + cross_t)
+    return trace, acc / (n * n)
+
+
+def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                       dps: int | None = None, block: int = 1024,
+                       _kernels: ModuleType = ws_kernels) -> HessianMoments:
+    """tr H and tr H² of the mean binary-cross-entropy Hessian, without forming H.
+
+    Parameters
+    ----------
+    W : (N, M) array; b : (N,) array; v : (N,) array; c : float
+        The net z(x) = v·φ(Wx + b) + c. With ``bias=False`` (D = N(M+1)) pass ``b = c = None``.
+    X : (n, M) array; y : (n,) array of labels in {0, 1}
+    activation : "sigmoid" | "tanh" | "softplus" | "gelu" | sympy.Expr in one variable
+    dps : int, optional
+        Evaluate the same closed form in mpmath at ``dps`` digits. Inputs are converted exactly from
+        float64, so the result is the closed form of the float64 network to ``dps`` digits.
+    block : int
+        Rows per block of the sample-pair sums: memory is O(block² + n(M+N)).
+
+    Returns
+    -------
+    HessianMoments with ``.trace``, ``.trace_sq``, ``.dim`` (floats, or mpmath numbers if ``dps``).
+    """
+    act = get_activation(activation)
+    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    if not (isinstance(block, int | np.integer) and block >= 1):
+        raise ValueError(f"block must be a positive integer, got {block!r}")
+    if dps is not None and not (isinstance(dps, int | np.integer) and dps >= 15):
+        raise ValueError(f"dps must be an integer >= 15 (mpmath digits), got {dps!r}")
+    n, (N, M) = X.shape[0], W.shape
+    const = _kernels.OUTPUT_BIAS if bias else dict.fromkeys(_kernels.OUTPUT_BIAS, 0)
+    ones = np.ones((n, 1))
+    if dps is None:
+        P, q, r = _tables_float64(W, b, v, c, X, y, act)
+        Xt = np.hstack([X, ones]) if bias else X
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                tr, tr2 = _moments(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const)
+            except FloatingPointError as exc:
+                raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
+        tr, tr2 = float(tr), float(tr2)
+    else:
+        with mpmath.workdps(int(dps)):
+            P, q, r, Xm = _tables_mp(W, b, v, c, X, y, act)
+            Xt = np.hstack([Xm, ones.astype(object) * mpmath.mpf(1)]) if bias else Xm
+            vm = np.array([mpmath.mpf(x) for x in v], dtype=object)
+            tr, tr2 = _moments(P, q, r, Xt, vm, n=n, kernels=_kernels, block=int(block), bias_const=const)
+            tr, tr2 = +tr, +tr2
+    return HessianMoments(tr, tr2, dim_of(N, M, bias), n, bias, act.name, dps)

@@ -1,0 +1,174 @@
+"""Dense references for small nets: only checks and tests use these (they build the D×D Hessian).
+
+* :func:`ce_hessian_torch`: ``torch.func.hessian`` of the mean BCE loss in float64, written from the
+  definition (the loss is ``binary_cross_entropy_with_logits``; φ is torch's own function), so it
+  shares nothing with the closed form but the parameter order θ = (vec W row-major, b, v, c).
+* :func:`ce_hessian_mpmath`: ``sympy.hessian`` of the per-sample BCE loss of the concrete network
+  (concrete φ, concrete BCE), lambdified to mpmath and summed over samples at ``dps`` digits.
+* :func:`hvp_operator`: Hessian-vector products with ``torch.func`` (forward-over-reverse), for the
+  matrix-free estimators in ``numerics.estimators``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from numerics.moments import dim_of, validate_net
+from numerics.smooth import T, get_activation
+
+
+def _theta(W, b, v, c, bias):
+    parts = [W.ravel(), v] if not bias else [W.ravel(), b, v, np.atleast_1d(c)]
+    return np.concatenate(parts)
+
+
+def torch_loss_fn(W, b, v, c, X, y, activation="tanh", *, bias=True):
+    """(loss(θ) as a torch function of the flat float64 parameter vector, θ0)."""
+    import torch
+
+    act = get_activation(activation)
+    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    N, M = W.shape
+    phi = act.torch()
+    Xt = torch.as_tensor(X, dtype=torch.float64)
+    yt = torch.as_tensor(y, dtype=torch.float64)
+
+    def loss(theta):
+        Wt = theta[: N * M].reshape(N, M)
+        o = N * M
+        if bias:
+            bt, vt, ct = theta[o: o + N], theta[o + N: o + 2 * N], theta[o + 2 * N]
+            z = phi(Xt @ Wt.T + bt) @ vt + ct
+        else:
+            vt = theta[o: o + N]
+            z = phi(Xt @ Wt.T) @ vt
+        return torch.nn.functional.binary_cross_entropy_with_logits(z, yt, reduction="mean")
+
+    theta0 = torch.as_tensor(_theta(W, b, v, c, bias), dtype=torch.float64)
+    return loss, theta0
+
+
+def ce_hessian_torch(W, b, v, c, X, y, activation="tanh", *, bias=True) -> np.ndarray:
+    """The dense D×D float64 Hessian by ``torch.func.hessian`` (reference only)."""
+    import torch
+
+    loss, theta0 = torch_loss_fn(W, b, v, c, X, y, activation, bias=bias)
+    H = torch.func.hessian(loss)(theta0)
+    return H.detach().numpy()
+
+
+def hvp_operator(W, b, v, c, X, y, activation="tanh", *, bias=True):
+    """(hvp(V) for a (D, k) float64 tensor of directions, D). Forward-over-reverse, batched by vmap."""
+    import torch
+    from torch.func import grad, jvp, vmap
+
+    loss, theta0 = torch_loss_fn(W, b, v, c, X, y, activation, bias=bias)
+    g = grad(loss)
+
+    def hv(vec):
+        return jvp(g, (theta0,), (vec,))[1]
+
+    batched = vmap(hv, in_dims=1, out_dims=1)
+    return batched, theta0.numel()
+
+
+@functools.cache
+def _symbolic_sample_hessian(M: int, N: int, bias: bool, act_name: str, act_expr: sp.Expr):
+    """sympy.hessian of one sample's BCE loss with the concrete φ, lambdified to mpmath.
+
+    Fully concrete (φ and BCE both written out) and hence slow to build for D > 10: used by the
+    tests at small sizes to cover each named activation end to end.
+    """
+    theta, x, y, z = _sample_net(M, N, bias, lambda a: act_expr.xreplace({T: a}))
+    # BCE(y, sigmoid(z)), written from the definition
+    loss = -y * sp.log(1 / (1 + sp.exp(-z))) - (1 - y) * sp.log(1 - 1 / (1 + sp.exp(-z)))
+    H = sp.hessian(loss, theta)
+    return sp.lambdify([theta, x, y], H, modules="mpmath"), len(theta)
+
+
+def _sample_net(M, N, bias, phi_of):
+    W = sp.Matrix(N, M, lambda k, m: sp.Symbol(f"W{k}_{m}", real=True))
+    b = sp.symbols(f"b0:{N}", real=True) if bias else (0,) * N
+    v = sp.symbols(f"v0:{N}", real=True)
+    c = sp.Symbol("c", real=True) if bias else 0
+    x = sp.symbols(f"x0:{M}", real=True)
+    y = sp.Symbol("y", real=True)
+    theta = [*W] + (list(b) if bias else []) + list(v) + ([c] if bias else [])
+    pre = [sum(W[k, m] * x[m] for m in range(M)) + b[k] for k in range(N)]
+    z = sum(v[k] * phi_of(pre[k]) for k in range(N)) + c
+    return theta, x, y, z
+
+
+@functools.cache
+def _generic_sample_hessian(M: int, N: int, bias: bool):
+    """sympy.hessian of ℓ(z(θ; x)) for a generic φ and ℓ, lambdified to mpmath.
+
+    The arguments after (θ, x) are the values φ^{(r)}(a_k) and ℓ′(z), ℓ″(z); the caller supplies them
+    from the SymPy derivatives of the concrete φ and from BCE (ℓ′ = p − y, ℓ″ = p(1 − p), derived in
+    ``proofs.hessian_moments.derive_bce``). Fast to build at any size.
+    """
+    from proofs.hessian_moments import DERIVS, d2ell, dell, ell
+
+    theta, x, y, z = _sample_net(M, N, bias, lambda a: DERIVS[0](a))
+    H = sp.hessian(ell(z, y), theta)
+    P = sp.symbols(f"P0:{3 * N}")
+    rq = sp.symbols("r q")
+    sub = {d2ell(z, y): rq[1], dell(z, y): rq[0]}
+    H = H.xreplace(sub)
+    W_rows = [theta[k * M:(k + 1) * M] for k in range(N)]
+    bvec = theta[N * M:N * M + N] if bias else [0] * N
+    for k in range(N):
+        a = sum(W_rows[k][m] * x[m] for m in range(M)) + bvec[k]
+        H = H.xreplace({f(a): P[3 * k + o] for o, f in enumerate(DERIVS)})
+    return sp.lambdify([theta, x, P, rq], H, modules="mpmath"), len(theta)
+
+
+def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
+                      concrete: bool = False) -> mpmath.matrix:
+    """The dense Hessian at ``dps`` digits from sympy.hessian of the loss (reference only).
+
+    ``concrete=False`` (default) differentiates ℓ(z(θ)) with a generic φ and ℓ and substitutes the
+    concrete values; ``concrete=True`` differentiates the written-out BCE of the concrete φ.
+    """
+    act = get_activation(activation)
+    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    N, M = W.shape
+    with mpmath.workdps(dps):
+        theta = [mpmath.mpf(t) for t in _theta(W, b, v, c, bias)]
+        D = len(theta)
+        H = mpmath.zeros(D, D)
+        if concrete:
+            fn, _ = _symbolic_sample_hessian(M, N, bias, act.name, act.expr)
+        else:
+            fn, _ = _generic_sample_hessian(M, N, bias)
+            Wm = [[mpmath.mpf(w) for w in row] for row in W]
+            bm = [mpmath.mpf(t) for t in b] if bias else [0] * N
+            vm = [mpmath.mpf(t) for t in v]
+        for xi, yi in zip(X, y, strict=True):
+            xm = [mpmath.mpf(t) for t in xi]
+            if concrete:
+                H += mpmath.matrix(fn(theta, xm, mpmath.mpf(yi)))
+                continue
+            P, z = [], (mpmath.mpf(c) if bias else 0)
+            for k in range(N):
+                d = act.mp(mpmath.fsum(Wm[k][m] * xm[m] for m in range(M)) + bm[k])
+                P.extend(d)
+                z += vm[k] * d[0]
+            p = 1 / (1 + mpmath.exp(-z))
+            H += mpmath.matrix(fn(theta, xm, P, [p - yi, p * (1 - p)]))
+        H /= len(y)
+    assert D == dim_of(N, M, bias)
+    return H
+
+
+def mp_trace_moments(H: mpmath.matrix, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(tr H, ‖H‖_F²) summed at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        D = H.rows
+        tr = mpmath.fsum(H[i, i] for i in range(D))
+        tr2 = mpmath.fsum(H[i, j] ** 2 for i in range(D) for j in range(D))
+        return +tr, +tr2

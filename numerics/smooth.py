@@ -1,0 +1,124 @@
+"""Smooth activations for the cross-entropy slice (SPEC §1): φ, φ′, φ″ in three number systems.
+
+Each activation is a SymPy expression in one variable. Its derivatives are taken by SymPy and
+lambdified to mpmath (the high-precision path) and, for user expressions, to numpy and torch. The named
+activations also carry overflow-safe float64 forms written with ``scipy.special``; the tests check those
+against the SymPy derivatives at 50 digits, so the float64 path is not trusted on its own say-so.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from scipy import special
+
+T = sp.Symbol("t", real=True)
+
+NAMED: dict[str, sp.Expr] = {
+    "sigmoid": 1 / (1 + sp.exp(-T)),
+    "tanh": sp.tanh(T),
+    "softplus": sp.log(1 + sp.exp(T)),
+    "gelu": T / 2 * (1 + sp.erf(T / sp.sqrt(2))),
+}
+
+_SQRT2PI = math.sqrt(2 * math.pi)
+
+
+def _sigmoid64(t):
+    s = special.expit(t)
+    d = s * special.expit(-t)  # s(1 - s) without cancellation
+    return s, d, d * (1 - 2 * s)
+
+
+def _tanh64(t):
+    th = np.tanh(t)
+    d = 1 / np.cosh(np.clip(t, -350, 350)) ** 2  # 1 - th² without cancellation
+    return th, d, -2 * th * d
+
+
+def _softplus64(t):
+    s = special.expit(t)
+    return np.logaddexp(0.0, t), s, s * special.expit(-t)
+
+
+def _gelu64(t):
+    cdf = 0.5 * special.erfc(-t / math.sqrt(2))
+    pdf = np.exp(-0.5 * t * t) / _SQRT2PI
+    return t * cdf, cdf + t * pdf, (2 - t * t) * pdf
+
+
+_FLOAT64 = {"sigmoid": _sigmoid64, "tanh": _tanh64, "softplus": _softplus64, "gelu": _gelu64}
+
+
+def _torch_named(name: str):
+    import torch
+
+    return {
+        "sigmoid": torch.sigmoid,
+        "tanh": torch.tanh,
+        "softplus": lambda t: torch.logaddexp(torch.zeros_like(t), t),  # F.softplus thresholds at 20
+        "gelu": lambda t: torch.nn.functional.gelu(t, approximate="none"),
+    }[name]
+
+
+@dataclass(frozen=True)
+class SmoothActivation:
+    """A smooth activation: its SymPy expression and evaluators for φ, φ′, φ″."""
+
+    name: str
+    expr: sp.Expr  # in the variable T
+
+    @functools.cached_property
+    def derivatives(self) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+        return (self.expr, sp.diff(self.expr, T), sp.diff(self.expr, T, 2))
+
+    def float64(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(φ, φ′, φ″) elementwise in float64."""
+        if self.name in _FLOAT64:
+            return _FLOAT64[self.name](t)
+        fns = self._lambdified("numpy")
+        with np.errstate(all="ignore"):
+            out = tuple(np.broadcast_to(np.asarray(f(t), dtype=float), t.shape) for f in fns)
+        return out  # type: ignore[return-value]
+
+    def mp(self, t: Any) -> tuple[Any, Any, Any]:
+        """(φ, φ′, φ″) of one mpmath number, at the current mpmath precision."""
+        return tuple(f(t) for f in self._lambdified("mpmath"))  # type: ignore[return-value]
+
+    def torch(self):
+        """φ as a torch function, for the autograd reference (autograd differentiates it itself)."""
+        if self.name in _FLOAT64:
+            return _torch_named(self.name)
+        return sp.lambdify(T, self.expr, modules="torch")
+
+    @functools.cache  # noqa: B019 - a handful of frozen activations; caching lambdify is the point
+    def _lambdified(self, module: str):
+        return tuple(sp.lambdify(T, d, modules=module) for d in self.derivatives)
+
+
+def get_activation(activation: str | sp.Expr | SmoothActivation) -> SmoothActivation:
+    """Resolve a name (sigmoid, tanh, softplus, gelu) or a SymPy expression in one variable."""
+    if isinstance(activation, SmoothActivation):
+        return activation
+    if isinstance(activation, str):
+        key = activation.lower()
+        if key not in NAMED:
+            raise ValueError(
+                f"unknown activation {activation!r}; expected one of {sorted(NAMED)} or a SymPy expression "
+                "in one variable"
+            )
+        return SmoothActivation(key, NAMED[key])
+    if isinstance(activation, sp.Expr):
+        free = sorted(activation.free_symbols, key=str)
+        if len(free) != 1:
+            raise ValueError(
+                f"a SymPy activation must depend on exactly one variable; {activation} has {len(free)}: {free}"
+            )
+        expr = activation.xreplace({free[0]: T})
+        return SmoothActivation(f"sympy:{sp.sstr(activation)}", expr)
+    raise ValueError(f"activation must be a name or a SymPy expression, not {type(activation).__name__}")
