@@ -34,7 +34,7 @@ PAPERS = {
     "rob": ("shmalo2026", "Shmalo 2026, arXiv 2607.07778: law of robustness for two-layer nets"),
 }
 # Modules that register claims, in SPEC order. Importing them fills the registry.
-CLAIM_MODULES = ("checks.ws", "checks.flatness", "checks.robustness")
+CLAIM_MODULES = ("checks.ws", "checks.ws_properties", "checks.ws_experiments", "checks.flatness", "checks.robustness")
 
 
 @dataclass
