@@ -1,0 +1,115 @@
+"""Hypothesis strategies shared by the falsification properties.
+
+The net strategy aims at the hard corners on purpose: n = 1, D = 2 (M = N = 1 without biases),
+near-duplicate samples, saturated sigmoids, huge and tiny weights, and ill-conditioned Hessians
+(tiny and huge scales mixed in one net). The spectrum strategy draws real spectra with clusters and
+exact ties, and a similarity transform that is orthogonal or a general well-conditioned matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+_unit = st.floats(-3, 3, allow_nan=False, allow_infinity=False, width=64)
+ACTIVATIONS = ("sigmoid", "tanh", "softplus", "gelu")
+
+
+@dataclass(frozen=True)
+class NetCase:
+    """A cross-entropy net and its data, as a falsification case."""
+
+    W: np.ndarray
+    b: np.ndarray | None
+    v: np.ndarray
+    c: float | None
+    X: np.ndarray
+    y: np.ndarray
+    activation: str
+    bias: bool
+
+    @property
+    def args(self):
+        return (self.W, self.b, self.v, self.c, self.X, self.y)
+
+    def to_json(self):
+        arr = lambda a: None if a is None else np.asarray(a).tolist()
+        return {"W": arr(self.W), "b": arr(self.b), "v": arr(self.v), "c": self.c, "X": arr(self.X),
+                "y": arr(self.y), "activation": self.activation, "bias": self.bias}
+
+    @classmethod
+    def from_json(cls, d):
+        arr = lambda a: None if a is None else np.asarray(a, dtype=float)
+        return cls(arr(d["W"]), arr(d["b"]), arr(d["v"]), d["c"], arr(d["X"]), arr(d["y"]),
+                   d["activation"], d["bias"])
+
+
+@st.composite
+def ce_nets(draw, max_M: int = 3, max_N: int = 4, max_n: int = 8) -> NetCase:
+    corner = draw(st.sampled_from(["generic", "n1", "D2", "near_duplicate", "saturated", "huge", "tiny",
+                                   "ill_conditioned"]))
+    bias = draw(st.booleans()) if corner != "D2" else False
+    M = 1 if corner == "D2" else draw(st.integers(1, max_M))
+    N = 1 if corner == "D2" else draw(st.integers(1, max_N))
+    n = 1 if corner == "n1" else draw(st.integers(1, max_n))
+    act = draw(st.sampled_from(ACTIVATIONS))
+    W = draw(arrays(np.float64, (N, M), elements=_unit))
+    v = draw(arrays(np.float64, (N,), elements=_unit))
+    X = draw(arrays(np.float64, (n, M), elements=_unit))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=float)
+    b = draw(arrays(np.float64, (N,), elements=_unit)) if bias else None
+    c = draw(_unit) if bias else None
+    if corner == "near_duplicate" and n >= 2:
+        X[1] = X[0] + 1e-9 * np.sign(X[0] + 0.5)
+    elif corner == "saturated":
+        v = v * 40.0
+        c = None if c is None else c * 40.0
+    elif corner in ("huge", "tiny"):
+        scale = 10.0 ** draw(st.floats(0.5, 1.5) if corner == "huge" else st.floats(-4, -1))
+        W, v = W * scale, v * scale
+    elif corner == "ill_conditioned":
+        v = v * np.logspace(-4, 1, N)
+        X = X * np.logspace(-3, 1, M)
+    return NetCase(W, b, v, c, X, y, act, bias)
+
+
+@dataclass(frozen=True)
+class SpectrumCase:
+    """A matrix A = S diag(λ) S⁻¹ with known real spectrum (λ exact in the drawn floats)."""
+
+    lams: np.ndarray
+    S: np.ndarray  # similarity; orthogonal or general
+
+    def to_json(self):
+        return {"lams": self.lams.tolist(), "S": self.S.tolist()}
+
+    @classmethod
+    def from_json(cls, d):
+        return cls(np.asarray(d["lams"], dtype=float), np.asarray(d["S"], dtype=float))
+
+
+@st.composite
+def spectra(draw, max_D: int = 9, equality: str | None = None) -> SpectrumCase:
+    """Real spectra. ``equality`` plants a WS equality case: "top" (D−1 smallest equal, λ_max upper
+    bound attained), "bottom" (D−1 largest equal, λ_max lower bound attained)."""
+    D = draw(st.integers(2, max_D))
+    if equality is None:
+        base = draw(arrays(np.float64, (D,), elements=_unit))
+        ties = draw(st.integers(0, D - 1))  # exact ties: clustered spectra
+        lams = base.copy()
+        lams[:ties] = base[0]
+    else:
+        a, b = draw(_unit), draw(_unit)
+        if a == b:
+            b = a - 1.0
+        hi, lo = max(a, b), min(a, b)
+        lams = np.array([hi] + [lo] * (D - 1)) if equality == "top" else np.array([hi] * (D - 1) + [lo])
+    raw = draw(arrays(np.float64, (D, D), elements=_unit))
+    if draw(st.booleans()):
+        S, _ = np.linalg.qr(raw + 3 * np.eye(D))
+    else:
+        S = np.eye(D) + raw / (4 * D)  # strictly diagonally dominant: invertible, well conditioned
+    return SpectrumCase(np.sort(lams)[::-1], S)
