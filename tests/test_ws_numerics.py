@@ -1,0 +1,155 @@
+"""ws numerics against independent oracles (SPEC §1).
+
+Oracles: ``torch.func.hessian`` of the loss written with torch's own BCE-with-logits and activation
+(float64); ``sympy.hessian`` of the written-out concrete loss evaluated in mpmath; SymPy derivatives of
+each activation for its float64 forms. None of them uses the generated block kernels.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from checks.evidence import digits_agreed
+from numerics.moments import ce_hessian_moments, ws_bounds
+from numerics.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
+from numerics.smooth import NAMED, T, get_activation
+
+
+def _net(rng, N=3, M=2, n=9, bias=True, scale=1.0):
+    W, b, v = rng.normal(size=(N, M)) * scale, rng.normal(size=N), rng.normal(size=N) * scale
+    X, y = rng.normal(size=(n, M)), rng.integers(0, 2, n).astype(float)
+    return (W, b if bias else None, v, 0.4 if bias else None, X, y)
+
+
+@pytest.mark.parametrize("act", sorted(NAMED))
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize(("N", "M", "n"), [(1, 1, 1), (3, 2, 17), (5, 4, 40)])
+def test_closed_form_matches_autograd(act, bias, N, M, n):
+    net = _net(np.random.default_rng(N * 100 + M * 10 + n), N, M, n, bias)
+    m = ce_hessian_moments(*net, act, bias=bias, block=6)
+    H = ce_hessian_torch(*net, act, bias=bias)
+    assert m.dim == H.shape[0] == (N * (M + 2) + 1 if bias else N * (M + 1))
+    assert abs(m.trace - np.trace(H)) <= 1e-11 * np.abs(np.diag(H)).sum()
+    assert abs(m.trace_sq - np.sum(H * H)) <= 1e-11 * np.sum(H * H)
+
+
+def test_blocking_does_not_change_the_result():
+    net = _net(np.random.default_rng(5), 4, 3, 23)
+    ref = ce_hessian_moments(*net, "gelu", block=23)
+    for block in (1, 2, 5, 22, 1000):
+        m = ce_hessian_moments(*net, "gelu", block=block)
+        assert m.trace == pytest.approx(ref.trace, rel=1e-13)
+        assert m.trace_sq == pytest.approx(ref.trace_sq, rel=1e-13)
+
+
+@pytest.mark.parametrize("act", ["tanh", "softplus"])
+def test_mpmath_path_against_concrete_sympy_hessian(act):
+    """The concrete-φ, written-out-BCE SymPy Hessian (slow to build, so a tiny net) at 50 digits."""
+    net = _net(np.random.default_rng(11), 1, 1, 3)
+    m = ce_hessian_moments(*net, act, dps=50)
+    tr, tr2 = mp_trace_moments(ce_hessian_mpmath(*net, act, dps=60, concrete=True), 60)
+    with mpmath.workdps(50):
+        assert digits_agreed(m.trace, tr) >= 45
+        assert digits_agreed(m.trace_sq, tr2) >= 45
+
+
+def test_user_sympy_activation():
+    t = sp.Symbol("u")
+    expr = t / (1 + sp.exp(-t))  # SiLU
+    net = _net(np.random.default_rng(3), 2, 2, 10)
+    m = ce_hessian_moments(*net, expr)
+    H = ce_hessian_torch(*net, expr)
+    assert m.trace == pytest.approx(np.trace(H), rel=1e-12)
+    assert m.trace_sq == pytest.approx(np.sum(H * H), rel=1e-12)
+    mm = ce_hessian_moments(*net, expr, dps=40)
+    assert float(mm.trace) == pytest.approx(m.trace, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_float64_activation_forms_match_sympy_derivatives(name):
+    act = get_activation(name)
+    t = np.array([-800.0, -40.0, -3.3, -0.2, 0.0, 0.7, 5.0, 40.0, 800.0])
+    got = act.float64(t)
+    with mpmath.workdps(50):
+        for order in range(3):
+            f = sp.lambdify(T, sp.diff(NAMED[name], T, order), "mpmath")
+            for ti, gi in zip(t, got[order], strict=True):
+                ref = f(mpmath.mpf(ti))
+                assert abs(gi - ref) <= 1e-14 * max(1.0, abs(ref)) + 1e-300, (name, order, ti, gi, ref)
+
+
+def test_saturated_labels_give_no_cancellation():
+    """p − y and p(1 − p) are formed without cancellation: a saturated correct prediction has
+    tiny but nonzero curvature, matching the 50-digit value."""
+    W, b, v, X = np.array([[1.0]]), np.array([0.0]), np.array([60.0]), np.array([[3.0]])
+    y = np.array([1.0])
+    m = ce_hessian_moments(W, b, v, 0.0, X, y, "tanh")
+    mm = ce_hessian_moments(W, b, v, 0.0, X, y, "tanh", dps=50)
+    assert m.trace > 0
+    assert float(mm.trace) == pytest.approx(m.trace, rel=1e-12)
+
+
+def test_ws_bounds_properties():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(6, 6))
+    A = A + A.T
+    ev = np.linalg.eigvalsh(A)
+    B = ws_bounds(np.trace(A), np.sum(A * A), 6)
+    assert B.lmax_lower <= ev[-1] <= B.lmax_upper
+    assert B.lmin_lower <= ev[0] <= B.lmin_upper
+    for k in range(1, 7):
+        lo, hi = B.kth(k)
+        assert lo - 1e-12 <= ev[-k] <= hi + 1e-12
+    # D = 2: all four bounds are equalities
+    A2 = np.array([[1.0, 2.0], [2.0, -3.0]])
+    e2 = np.linalg.eigvalsh(A2)
+    B2 = ws_bounds(np.trace(A2), np.sum(A2 * A2), 2)
+    assert B2.lmax_upper == pytest.approx(e2[1]) and B2.lmax_lower == pytest.approx(e2[1])
+    assert B2.lmin_lower == pytest.approx(e2[0]) and B2.lmin_upper == pytest.approx(e2[0])
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input: a clear ValueError naming the problem
+
+
+@pytest.mark.parametrize(
+    ("mutate", "match"),
+    [
+        (lambda a: {**a, "v": np.ones(4)}, r"v must have shape \(3,\)"),
+        (lambda a: {**a, "X": np.ones((9, 5))}, "X must have M = 2 columns"),
+        (lambda a: {**a, "y": np.ones(8)}, r"y must have shape \(9,\)"),
+        (lambda a: {**a, "y": np.full(9, 0.5)}, r"labels y must be in \{0, 1\}"),
+        (lambda a: {**a, "W": np.where(np.eye(3, 2) > 0, np.nan, 1.0)}, "W contains NaN"),
+        (lambda a: {**a, "X": np.full((9, 2), np.inf)}, "X contains inf"),
+        (lambda a: {**a, "X": np.ones((9, 2), dtype=np.complex128)}, "unsupported dtype complex128"),
+        (lambda a: {**a, "X": np.ones((9, 2), dtype=np.longdouble)}, "pass float64"),
+        (lambda a: {**a, "activation": "relu6"}, "unknown activation 'relu6'"),
+        (lambda a: {**a, "activation": sp.Symbol("a") * sp.Symbol("b")}, "exactly one variable"),
+        (lambda a: {**a, "b": None}, "bias=True needs b and c"),
+    ],
+)
+def test_bad_input(mutate, match):
+    rng = np.random.default_rng(0)
+    W, b, v, c, X, y = _net(rng)
+    args = mutate({"W": W, "b": b, "v": v, "c": c, "X": X, "y": y, "activation": "tanh"})
+    with pytest.raises(ValueError, match=match):
+        ce_hessian_moments(args["W"], args["b"], args["v"], args["c"], args["X"], args["y"], args["activation"])
+
+
+def test_no_bias_variant_rejects_a_bias():
+    W, b, v, c, X, y = _net(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="bias=False"):
+        ce_hessian_moments(W, b, v, None, X, y, bias=False)
+    m = ce_hessian_moments(W, np.zeros(3), v, 0.0, X, y, bias=False)  # explicit zeros are fine
+    assert m.dim == 3 * 3
+
+
+@pytest.mark.parametrize(("args", "match"), [((1.0, 2.0, 1), "dim must be >= 2"),
+                                             ((1.0, 2.0, 2.5), "dim must be an integer"),
+                                             ((1.0, -1.0, 3), "trace_sq"),
+                                             ((3.0, 1.0, 3), "no real spectrum"),
+                                             ((np.nan, 1.0, 3), "finite")])
+def test_ws_bounds_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        ws_bounds(*args)
