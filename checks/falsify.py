@@ -118,7 +118,7 @@ def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
         "mpmath_margin": confirm_margin,
         "confirm_dps": TOL["confirm_dps"],
         "versions": versions(),
-        "replay": f"python -m checks replay {{this file}}",
+        "replay": "python -m checks replay {this file}",
     }
     text = json.dumps(jsonable(payload), indent=2, sort_keys=True)
     digest = hashlib.sha1(json.dumps(jsonable(case_json), sort_keys=True).encode()).hexdigest()[:10]

@@ -63,7 +63,6 @@ def ce_hessian_torch(W, b, v, c, X, y, activation="tanh", *, bias=True) -> np.nd
 
 def hvp_operator(W, b, v, c, X, y, activation="tanh", *, bias=True):
     """(hvp(V) for a (D, k) float64 tensor of directions, D). Forward-over-reverse, batched by vmap."""
-    import torch
     from torch.func import grad, jvp, vmap
 
     loss, theta0 = torch_loss_fn(W, b, v, c, X, y, activation, bias=bias)
