@@ -130,9 +130,10 @@ def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
 
 
 def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
-            out_dir: Path | None = None) -> FalsifyResult:
+            out_dir: Path | str | None = None) -> FalsifyResult:
     """Search for a confirmed counterexample to ``prop`` with ``budget`` Hypothesis examples."""
     res = FalsifyResult(prop.name)
+    out_dir = None if out_dir is None else Path(out_dir)
     n = int(budget if budget is not None else prop.budget)
     if n < 1:
         raise ValueError(f"budget must be a positive number of examples, got {budget!r}")
