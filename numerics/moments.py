@@ -45,7 +45,8 @@ from scipy import special
 from numerics._derived import ws_kernels
 from numerics.smooth import SmoothActivation, get_activation
 
-__all__ = ["HessianMoments", "WSBounds", "ce_hessian_moments", "ws_bounds", "validate_net"]
+__all__ = ["HessianMoments", "LambdaSupGrad", "WSBounds", "ce_hessian_moments", "lambda_sup_grad", "ws_bounds",
+           "validate_net"]
 
 
 @dataclass(frozen=True)
@@ -302,3 +303,66 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
             tr, tr2 = _moments(P, q, r, Xt, vm, n=n, kernels=_kernels, block=int(block), bias_const=const)
             tr, tr2 = +tr, +tr2
     return HessianMoments(tr, tr2, dim_of(N, M, bias), n, bias, act.name, dps)
+
+
+@dataclass(frozen=True)
+class LambdaSupGrad:
+    """λ_sup and its gradient with respect to (W, b, v, c), shaped like the inputs."""
+
+    lambda_sup: float
+    W: np.ndarray
+    b: np.ndarray | None
+    v: np.ndarray
+    c: float | None
+
+    def flat(self) -> np.ndarray:
+        """The gradient as one vector in the θ order of SPEC §1 (vec W row-major, b, v, c)."""
+        parts = [self.W.ravel()] + ([self.b] if self.b is not None else []) + [self.v]
+        return np.concatenate(parts + ([np.atleast_1d(self.c)] if self.c is not None else []))
+
+
+def lambda_sup_grad(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                    block: int = 1024) -> LambdaSupGrad:
+    r"""∇_θ λ_sup, λ_sup = μ + √(D−1)σ (beyond the paper: its follow-up, arXiv 2606.28662, uses it as a regulariser).
+
+    The same generated kernel form as :func:`ce_hessian_moments`, evaluated on torch float64 tensors and
+    differentiated in reverse mode: the cost stays O(n²(M+N)) (about 3× the forward pass) and no D×D
+    matrix (nor a third-derivative tensor) is formed. With m = tr H / D, s² = tr H²/D − m²,
+
+    .. math:: \nabla\lambda_{\sup} = \frac{\nabla \operatorname{tr}H}{D}
+              + \sqrt{D-1}\,\frac{\nabla\operatorname{tr}H^2/D - 2m\,\nabla\operatorname{tr}H/D}{2s},
+
+    which autograd applies for us; s = 0 (a multiple of the identity) has no gradient and is an error.
+    """
+    import torch
+
+    act = get_activation(activation)
+    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    n, (N, M) = X.shape[0], W.shape
+    f64 = dict(dtype=torch.float64)
+    Wt = torch.tensor(W, **f64, requires_grad=True)
+    vt = torch.tensor(v, **f64, requires_grad=True)
+    bt = torch.tensor(b, **f64, requires_grad=True) if bias else None
+    ct = torch.tensor(c, **f64, requires_grad=True) if bias else None
+    Xt = torch.tensor(X, **f64)
+    yt = torch.tensor(y, **f64)
+    A = Xt @ Wt.T + (bt if bias else 0)
+    P = act.torch_tables(A)
+    z = P[0] @ vt + (ct if bias else 0)
+    p = torch.special.expit(z)
+    q = p * torch.special.expit(-z)
+    r = torch.where(yt == 1, -torch.special.expit(-z), p)
+    Xa = torch.cat([Xt, torch.ones(n, 1, **f64)], dim=1) if bias else Xt
+    const = ws_kernels.OUTPUT_BIAS if bias else dict.fromkeys(ws_kernels.OUTPUT_BIAS, 0)
+    tr, tr2 = _moments(P, q, r, Xa, vt, n=n, kernels=ws_kernels, block=int(block), bias_const=const)
+    D = dim_of(N, M, bias)
+    m = tr / D
+    var = tr2 / D - m * m
+    if not float(var.detach()) > 0:
+        raise ValueError("σ = 0 (H is a multiple of the identity): λ_sup = μ + √(D−1)σ is not differentiable")
+    lam = m + (D - 1) ** 0.5 * torch.sqrt(var)
+    leaves = [Wt, vt] + ([bt, ct] if bias else [])
+    grads = torch.autograd.grad(lam, leaves)
+    gW, gv = grads[0].numpy(), grads[1].numpy()
+    gb, gc = (grads[2].numpy(), float(grads[3])) if bias else (None, None)
+    return LambdaSupGrad(float(lam.detach()), gW, gb, gv, gc)

@@ -29,30 +29,54 @@ NAMED: dict[str, sp.Expr] = {
 _SQRT2PI = math.sqrt(2 * math.pi)
 
 
-def _sigmoid64(t):
-    s = special.expit(t)
-    d = s * special.expit(-t)  # s(1 - s) without cancellation
+class _NumpyOps:
+    expit, tanh, exp, erfc = special.expit, np.tanh, np.exp, special.erfc
+    cosh_sq_inv = staticmethod(lambda t: 1 / np.cosh(np.clip(t, -350, 350)) ** 2)
+    softplus = staticmethod(lambda t: np.logaddexp(0.0, t))
+
+
+class _TorchOps:
+    """The same forms on torch tensors (differentiable), for the gradient of λ_sup."""
+
+    def __getattr__(self, name):
+        import torch
+
+        return {
+            "expit": torch.special.expit,
+            "tanh": torch.tanh,
+            "exp": torch.exp,
+            "erfc": torch.special.erfc,
+            "cosh_sq_inv": lambda t: 1 / torch.cosh(torch.clamp(t, -350, 350)) ** 2,
+            "softplus": lambda t: torch.logaddexp(torch.zeros_like(t), t),
+        }[name]
+
+
+def _sigmoid_forms(t, ops):
+    s = ops.expit(t)
+    d = s * ops.expit(-t)  # s(1 - s) without cancellation
     return s, d, d * (1 - 2 * s)
 
 
-def _tanh64(t):
-    th = np.tanh(t)
-    d = 1 / np.cosh(np.clip(t, -350, 350)) ** 2  # 1 - th² without cancellation
+def _tanh_forms(t, ops):
+    th = ops.tanh(t)
+    d = ops.cosh_sq_inv(t)  # 1 - th² without cancellation
     return th, d, -2 * th * d
 
 
-def _softplus64(t):
-    s = special.expit(t)
-    return np.logaddexp(0.0, t), s, s * special.expit(-t)
+def _softplus_forms(t, ops):
+    s = ops.expit(t)
+    return ops.softplus(t), s, s * ops.expit(-t)
 
 
-def _gelu64(t):
-    cdf = 0.5 * special.erfc(-t / math.sqrt(2))
-    pdf = np.exp(-0.5 * t * t) / _SQRT2PI
+def _gelu_forms(t, ops):
+    cdf = 0.5 * ops.erfc(-t / math.sqrt(2))
+    pdf = ops.exp(-0.5 * t * t) / _SQRT2PI
     return t * cdf, cdf + t * pdf, (2 - t * t) * pdf
 
 
-_FLOAT64 = {"sigmoid": _sigmoid64, "tanh": _tanh64, "softplus": _softplus64, "gelu": _gelu64}
+# Overflow-safe closed forms of (φ, φ′, φ″) for the named activations; the tests check them against
+# the SymPy derivatives at 50 digits.
+_FORMS = {"sigmoid": _sigmoid_forms, "tanh": _tanh_forms, "softplus": _softplus_forms, "gelu": _gelu_forms}
 
 
 def _torch_named(name: str):
@@ -79,8 +103,8 @@ class SmoothActivation:
 
     def float64(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(φ, φ′, φ″) elementwise in float64."""
-        if self.name in _FLOAT64:
-            return _FLOAT64[self.name](t)
+        if self.name in _FORMS:
+            return _FORMS[self.name](t, _NumpyOps)
         fns = self._lambdified("numpy")
         with np.errstate(all="ignore"):
             out = tuple(np.broadcast_to(np.asarray(f(t), dtype=float), t.shape) for f in fns)
@@ -92,9 +116,15 @@ class SmoothActivation:
 
     def torch(self):
         """φ as a torch function, for the autograd reference (autograd differentiates it itself)."""
-        if self.name in _FLOAT64:
+        if self.name in _FORMS:
             return _torch_named(self.name)
         return sp.lambdify(T, self.expr, modules="torch")
+
+    def torch_tables(self, t):
+        """(φ, φ′, φ″) on a torch tensor, differentiable (used for ∇_θ λ_sup)."""
+        if self.name in _FORMS:
+            return _FORMS[self.name](t, _TorchOps())
+        return tuple(t * 0 + f(t) for f in self._lambdified("torch"))  # constants broadcast to t
 
     @functools.cache  # noqa: B019 - a handful of frozen activations; caching lambdify is the point
     def _lambdified(self, module: str):
