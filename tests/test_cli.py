@@ -44,3 +44,22 @@ def test_failing_claim_exits_1(tmp_path, monkeypatch):
     monkeypatch.setitem(OVERFIT.levels, "S", lambda ctx: Outcome(False, {"x": 1}, "planted failure"))
     assert main(["verify", "--claims", "ws.overfit", "--levels", "S", "--report-dir", str(tmp_path),
                  "--no-progress"]) == 1
+
+
+def _strip_timing(o):
+    if isinstance(o, dict):
+        return {k: _strip_timing(v) for k, v in o.items() if k not in ("seconds", "examples_per_s")}
+    if isinstance(o, list):
+        return [_strip_timing(v) for v in o]
+    return o
+
+
+def test_report_is_deterministic_for_a_seed(tmp_path):
+    reps = []
+    for run in ("a", "b"):
+        d = tmp_path / run
+        assert main(["verify", "--claims", "ws.theorem", "--budget", "10", "--report-dir", str(d),
+                     "--no-progress"]) == 0
+        reps.append(_strip_timing(json.loads((d / "verify.json").read_text())))
+    assert reps[0] == reps[1]
+    assert reps[0]["claims"][0]["levels"]["F"]["metric"]["examples"] >= 20
