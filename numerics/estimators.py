@@ -52,7 +52,7 @@ Example:
     >>> W, b, v = rng.normal(size=(3, 2)), rng.normal(size=3), rng.normal(size=3)
     >>> X, y = rng.normal(size=(50, 2)), rng.integers(0, 2, 50)
     >>> hvp, D = hvp_operator(W, b, v, 0.1, X, y, "tanh")
-    >>> est = hutchinson(hvp, D, n_probes=400, seed=1)
+    >>> est = hutchinson(hvp, D, n_probes=400, batch=400, seed=1)  # one vmapped call
     >>> exact = ce_hessian_moments(W, b, v, 0.1, X, y, "tanh")
     >>> bool(abs(est.trace.estimate - exact.trace) <= 4 * est.trace.stderr)
     True
