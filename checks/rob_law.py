@@ -97,7 +97,6 @@ def run(ctx: Context) -> Outcome:
         G = K.gradient(cf, X)
         tang = np.sqrt(np.maximum(np.sum(G * G, 1) - np.sum(G * X, 1) ** 2, 0))
         lower = max(float(L.lower), float(tang.max(initial=0.0)))
-        mbar = cf.m + 1
         eps = 1 - mse
         rows.append({"grid": grid, "n": n, "m": m, "kinks": cf.m, "mse": mse, "eps": eps, "lower": lower,
                      "upper": float(L.upper), "gap": float(L.upper) / lower if lower > 0 else math.inf,

@@ -71,9 +71,9 @@ def nets(draw, d: int, rho: float, m_max: int = 5):
 
 
 def net_of(case, exact: bool = False):
-    net = (np.array(case["W"], float), np.array(case["b"], float), np.array(case["a"], float),
-           np.array(case["v"], float), float(case["c"]))
-    return K.as_exact(net) if exact else net
+    """The case's net: float64, or exact (SymPy entries kept, floats read as binary rationals)."""
+    raw = (case["W"], case["b"], case["a"], case["v"], case["c"])
+    return K.as_exact(raw) if exact else K.as_float(raw)
 
 
 def domain_of(case):
@@ -395,7 +395,10 @@ def cycle_net(case):
 def cycle_lip_float(theta, a, alpha) -> float:
     """max |f′| on S¹ from the exact kink angles θ_j ± a_j (given, so coincidences are exact)."""
     theta, a, alpha = (np.asarray(x, float) for x in (theta, a, alpha))
-    kinks = np.unique(np.concatenate([theta - a, theta + a]))  # equal rationals give equal floats
+    kinks = np.sort(np.concatenate([theta - a, theta + a]))
+    # θ ± a recomputes a shared kink with ~1e-17 rounding: angles closer than 1e-12 are the same kink
+    # (case angles are multiples of 1e-3; the exact confirmation needs no tolerance)
+    kinks = kinks[np.r_[True, np.diff(kinks) > 1e-12]]
     lo, hi = kinks, np.r_[kinks[1:], kinks[0] + 2 * np.pi]
     mid = (lo + hi) / 2
     act = np.cos(mid[:, None] - theta[None, :]) > np.cos(a)[None, :]

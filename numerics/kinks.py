@@ -298,7 +298,7 @@ class Canonical:
                      *zip(self.v, other.v, strict=True), (self.c, other.c)]
             pairs += [(x, y) for r1, r2 in zip(self.U, other.U, strict=True)
                       for x, y in zip(r1, r2, strict=True)]
-            return all(sp.simplify(x - y) == 0 for x, y in pairs)
+            return all(x == y or sp.simplify(x - y) == 0 for x, y in pairs)
         A = [np.asarray(_f64(x), float) for x in (self.alpha, self.U, self.t, self.v, [self.c])]
         B = [np.asarray(_f64(x), float) for x in (other.alpha, other.U, other.t, other.v, [other.c])]
         scale = max(1.0, *(float(np.max(np.abs(a), initial=0)) for a in A))
@@ -799,7 +799,8 @@ def _cap_value2(g, u, t, r, num):
     if gg == 0:
         return gg
     gu = g @ u
-    pg = num.sqrt(np.array([max(gg - gu * gu, 0 * gg)], dtype=g.dtype))[0]
+    res = g - gu * u  # ‖P_u^⊥ g‖ from the residual vector: no cancellation under a square root
+    pg = num.sqrt(np.array([res @ res], dtype=g.dtype))[0]
     # the great sphere {g·x = 0} meets the cap iff max_{g·x=0} u·x = √(1 − (u·ĝ)²) ≥ t
     if pg * pg >= t * t * gg:
         return gg

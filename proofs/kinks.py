@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.pycode import MpmathPrinter
 
 from proofs._common import HEADER, Artifact, is_zero, latex_doc
 
@@ -211,14 +212,14 @@ def artifacts() -> list[Artifact]:
     code = HEADER.format(source="proofs/kinks.py") + "\n".join([
         '"""Closed forms derived in proofs/kinks.py (SPEC §3)."""',
         "",
-        "import math",
+        "import mpmath",
         "",
         "from sympy import Rational",
         "",
         "",
         "def width2n_lipschitz(s):",
         '    """Lip of the width-2n interpolant on S^{d-1} when its caps are disjoint."""',
-        f"    return {sp.pycode(w.lipschitz, fully_qualified_modules=True)}",
+        f"    return {MpmathPrinter().doprint(w.lipschitz)}",
         "",
         "",
         "def cap_threshold(s):",
@@ -228,7 +229,7 @@ def artifacts() -> list[Artifact]:
         "",
         "def tangential_jump_norm(alpha, t):",
         '    """|alpha| sqrt(1 - t^2): the tangential gradient jump at a kink u.x = t on the sphere."""',
-        f"    return {sp.pycode(jump_norm)}",
+        f"    return {MpmathPrinter().doprint(jump_norm)}",
         "",
         "",
         "# The paper's even-cycle example on S^1 (exact): u_j = (cos theta_j, sin theta_j), t_j = cos a_j,",

@@ -2,14 +2,14 @@
 # CI fails when this file differs from a fresh derivation.
 """Closed forms derived in proofs/kinks.py (SPEC §3)."""
 
-import math
+import mpmath
 
 from sympy import Rational
 
 
 def width2n_lipschitz(s):
     """Lip of the width-2n interpolant on S^{d-1} when its caps are disjoint."""
-    return math.sqrt(2 - s)/math.sqrt(s)
+    return mpmath.sqrt(2 - s)/mpmath.sqrt(s)
 
 
 def cap_threshold(s):
@@ -19,7 +19,7 @@ def cap_threshold(s):
 
 def tangential_jump_norm(alpha, t):
     """|alpha| sqrt(1 - t^2): the tangential gradient jump at a kink u.x = t on the sphere."""
-    return math.sqrt(1 - t**2)*abs(alpha)
+    return mpmath.sqrt(1 - t**2)*abs(alpha)
 
 
 # The paper's even-cycle example on S^1 (exact): u_j = (cos theta_j, sin theta_j), t_j = cos a_j,
