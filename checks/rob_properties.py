@@ -337,7 +337,7 @@ def _exact_eval(net, x):
     W, b, a, v, c = net
     out = c + sum(vi * xi for vi, xi in zip(v, x, strict=True))
     for wk, bk, ak in zip(W, b, a, strict=True):
-        z = sp.nsimplify(sum(wi * xi for wi, xi in zip(wk, x, strict=True)) + bk)
+        z = sp.radsimp(sp.together(sp.expand(sum(wi * xi for wi, xi in zip(wk, x, strict=True)) + bk)))
         out += ak * sp.Max(0, z)
     return out
 

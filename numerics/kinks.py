@@ -318,8 +318,8 @@ def _expand_units(n: _Net, activation: PiecewiseLinear):
     """ReLU units (w, b, a) plus the affine part (v, c) of Σ a_k ψ(W_k·x + b_k) + v·x + c."""
     c0, s0, jumps = activation.relu_expansion()
     if n.exact:
-        c0, s0 = sp.nsimplify(c0), sp.nsimplify(s0)
-        jumps = [(sp.nsimplify(bt), sp.nsimplify(j)) for bt, j in jumps]
+        c0, s0 = _to_exact(c0, "activation"), _to_exact(s0, "activation")
+        jumps = [(_to_exact(bt, "activation"), _to_exact(j, "activation")) for bt, j in jumps]
     units, v, c = [], list(n.v) if n.exact else n.v.astype(float).copy(), n.c
     for k in range(n.m):
         w, bk, ak = n.W[k], n.b[k], n.a[k]
@@ -415,11 +415,11 @@ def _canon_float(units, v, c, domain, tol):
 
 
 def _canon_exact(units, v, c, domain):
-    rho = sp.nsimplify(domain.radius) if not isinstance(domain.radius, sp.Basic) else domain.radius
+    rho = _to_exact(domain.radius, "R")
     v = list(v)
     items = []
     for w, b, a in units:
-        r2 = sp.nsimplify(sum(x * x for x in w))
+        r2 = sp.expand(sum(x * x for x in w))
         if r2 == 0:
             c = c + a * sp.Max(b, 0)
             continue
@@ -452,7 +452,7 @@ def _canon_exact(units, v, c, domain):
             groups.append([u, t, al])
     rows = []
     for u, t, al in groups:
-        al = sp.radsimp(sp.nsimplify(al) if al.is_Rational else sp.simplify(al))
+        al = al if al.is_Rational else sp.radsimp(sp.simplify(al))
         if al == 0:
             continue
         rows.append(([float(t), *(float(x) for x in u)], u, t, al))
@@ -703,8 +703,7 @@ def _lip_ball(cf: Canonical, domain: Ball) -> Lipschitz:
     exact_value = None
     if cf.exact:
         g = [cf.v[k] + sum(cf.alpha[j] * cf.U[j][k] for j in range(cf.m) if P[i, j]) for k in range(domain.d)]
-        exact_value = sp.sqrt(sp.nsimplify(sum(x * x for x in g)) if all(x.is_Rational for x in g)
-                              else sp.radsimp(sp.expand(sum(x * x for x in g))))
+        exact_value = sp.sqrt(sp.radsimp(sp.expand(sum(x * x for x in g))))
     method = (f"exact: max ‖g_σ‖ over the {len(P)} cells meeting the open ball (facet recursion"
               + (", 50-digit combinatorics)" if cf.exact else ", float64)"))
     return _res(val, method, len(P), exact_value, {"pattern": P[i].tolist()})

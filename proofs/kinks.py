@@ -143,7 +143,7 @@ def circle_lipschitz(theta, a, alpha):
     Returns (value, arcs) with value a SymPy expression. Angles must be exact reals in (−π, π).
     """
     phi = sp.Symbol("phi", real=True)
-    kinks = sorted({sp.nsimplify(th + s * x) for th, x in zip(theta, a, strict=True) for s in (1, -1)},
+    kinks = sorted({sp.Rational(th + s * x) for th, x in zip(theta, a, strict=True) for s in (1, -1)},
                    key=lambda z: float(z))
     arcs = list(zip(kinks, [*kinks[1:], kinks[0] + 2 * sp.pi], strict=True))
     best, best_val = None, -1.0
@@ -186,7 +186,7 @@ def even_cycle(theta=EVEN_CYCLE_THETA, a=EVEN_CYCLE_A, signs=EVEN_CYCLE_SIGNS) -
     at: dict = {}
     for j, (th, x) in enumerate(zip(theta, a, strict=True)):
         for s in (1, -1):
-            at.setdefault(sp.nsimplify(th + s * x), []).append((j, s))
+            at.setdefault(sp.Rational(th + s * x), []).append((j, s))
     pairs, sums = [], []
     for ang, units in sorted(at.items(), key=lambda kv: float(kv[0])):
         total = sp.Integer(0)
