@@ -85,21 +85,52 @@ class Grid:
 
 
 FULL = Grid(
-    n_sweep_MN=(98, 20), n_sweep=(100, 200, 500, 1000, 2000, 5000, 10000, 20000), dense_n_max=2000,
-    D_sweep_n=2000, D_sweep=((2, 3), (10, 10), (30, 16), (98, 20), (198, 40), (784, 64), (784, 256)),
-    head_MN=(98, 20), head_n=2000, big_MN=(784, 256), big_n=10000, lanczos_steps=100, hutch_probes=16,
-    block_sweep_n=8000, blocks=(256, 512, 1024, 2048, 4096), mp_MN=(2, 3), mp_n=(20, 50, 100),
+    n_sweep_MN=(98, 20),
+    n_sweep=(100, 200, 500, 1000, 2000, 5000, 10000, 20000),
+    dense_n_max=2000,
+    D_sweep_n=2000,
+    D_sweep=((2, 3), (10, 10), (30, 16), (98, 20), (198, 40), (784, 64), (784, 256)),
+    head_MN=(98, 20),
+    head_n=2000,
+    big_MN=(784, 256),
+    big_n=10000,
+    lanczos_steps=100,
+    hutch_probes=16,
+    block_sweep_n=8000,
+    blocks=(256, 512, 1024, 2048, 4096),
+    mp_MN=(2, 3),
+    mp_n=(20, 50, 100),
     flat_lp=((100, 1000), (300, 3000), (1000, 1000), (1000, 3000), (1000, 10000)),
-    flat_pc=((100, 1000), (300, 3000), (1000, 3000), (1000, 10000)), flat_d=20,
-    kink_m=(2, 4, 8, 16, 32, 64, 128), brute_m=(2, 4, 6, 8, 10, 12), falsify_budget=(200, 30), reps=5,
+    flat_pc=((100, 1000), (300, 3000), (1000, 3000), (1000, 10000)),
+    flat_d=20,
+    kink_m=(2, 4, 8, 16, 32, 64, 128),
+    brute_m=(2, 4, 6, 8, 10, 12),
+    falsify_budget=(200, 30),
+    reps=5,
 )
 QUICK = Grid(
-    n_sweep_MN=(10, 10), n_sweep=(100, 300, 1000), dense_n_max=300,
-    D_sweep_n=300, D_sweep=((2, 3), (10, 10), (30, 16)),
-    head_MN=(30, 16), head_n=300, big_MN=(30, 16), big_n=1000, lanczos_steps=10, hutch_probes=8,
-    block_sweep_n=2000, blocks=(256, 1024), mp_MN=(2, 3), mp_n=(10, 20),
-    flat_lp=((30, 100),), flat_pc=((20, 60),), flat_d=8,
-    kink_m=(2, 4, 8), brute_m=(2, 4), falsify_budget=(20, 2), reps=3,
+    n_sweep_MN=(10, 10),
+    n_sweep=(100, 300, 600),
+    dense_n_max=300,
+    D_sweep_n=300,
+    D_sweep=((2, 3), (10, 10), (30, 16)),
+    head_MN=(30, 16),
+    head_n=300,
+    big_MN=(30, 16),
+    big_n=1000,
+    lanczos_steps=10,
+    hutch_probes=8,
+    block_sweep_n=2000,
+    blocks=(256, 1024),
+    mp_MN=(2, 3),
+    mp_n=(5, 10),
+    flat_lp=((30, 100),),
+    flat_pc=((20, 60),),
+    flat_d=8,
+    kink_m=(2, 4, 8),
+    brute_m=(2, 4),
+    falsify_budget=(10, 1),
+    reps=3,
 )
 
 
@@ -114,8 +145,9 @@ def _median_time(fn: Callable[[], Any], *, reps: int, min_total: float = 0.0) ->
     return statistics.median(ts), out
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], *, rounds: int,
-                reps: dict[str, int] | None = None) -> tuple[dict[str, float], dict[str, Any]]:
+def interleaved(
+    fns: dict[str, Callable[[], Any]], *, rounds: int, reps: dict[str, int] | None = None
+) -> tuple[dict[str, float], dict[str, Any]]:
     """Median wall time per contender, measured round-robin (``reps[name]`` rounds at most)."""
     times: dict[str, list[float]] = {k: [] for k in fns}
     outs: dict[str, Any] = {}
@@ -157,8 +189,11 @@ def rss_peak(fn: Callable[[], Any]) -> tuple[float, str, Any]:
         pass
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out = fn()
-    return (max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024.0,
-            "ru_maxrss delta (a lower bound: only growth past the earlier peak shows)", out)
+    return (
+        max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024.0,
+        "ru_maxrss delta (a lower bound: only growth past the earlier peak shows)",
+        out,
+    )
 
 
 def traced_peak(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -184,8 +219,15 @@ def profile_top(fn: Callable[[], Any], k: int = 6) -> list[dict[str, Any]]:
     st = pstats.Stats(pr, stream=io.StringIO())
     total = sum(v[2] for v in st.stats.values()) or 1.0
     rows = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:k]
-    return [{"function": f"{Path(f).name}:{ln}({name})", "calls": int(v[1]), "own_s": round(v[2], 4),
-             "share": round(v[2] / total, 3)} for (f, ln, name), v in rows]
+    return [
+        {
+            "function": f"{Path(f).name}:{ln}({name})",
+            "calls": int(v[1]),
+            "own_s": round(v[2], 4),
+            "share": round(v[2] / total, 3),
+        }
+        for (f, ln, name), v in rows
+    ]
 
 
 def fit_exponent(x, y) -> float:
@@ -214,8 +256,12 @@ def set_threads(n: int) -> dict[str, Any]:
     for path in libs:
         with contextlib.suppress(OSError):
             lib = ctypes.CDLL(path)
-            for sym in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                        "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            for sym in (
+                "scipy_openblas_set_num_threads64_",
+                "scipy_openblas_set_num_threads",
+                "openblas_set_num_threads64_",
+                "openblas_set_num_threads",
+            ):
                 if hasattr(lib, sym):
                     getattr(lib, sym)(ctypes.c_int(n))
                     done.append(f"{Path(path).name}:{sym}")
@@ -294,11 +340,18 @@ class Bench:
         S = torch.as_tensor(S + S.T)
         te, _ = _median_time(lambda: torch.linalg.eigvalsh(S), reps=3)
         self.data["machine"] = {
-            "cpu_count": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "numpy": np.__version__, "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "torch": torch.__version__,
+            "torch_threads": torch.get_num_threads(),
             "loadavg_start": os.getloadavg(),
-            "gemm_gflops": gemm / 1e9, "gemm_size": s, "triad_gbs": bw / 1e9,
-            "eigvalsh_s_per_D3": te / d_e**3, "eigvalsh_calibration_D": d_e,
+            "gemm_gflops": gemm / 1e9,
+            "gemm_size": s,
+            "triad_gbs": bw / 1e9,
+            "eigvalsh_s_per_D3": te / d_e**3,
+            "eigvalsh_calibration_D": d_e,
         }
         self.log(f"GEMM {gemm / 1e9:.1f} GFLOP/s, triad {bw / 1e9:.1f} GB/s, load {os.getloadavg()[0]:.1f}")
 
@@ -325,15 +378,21 @@ class Bench:
         t_est = t_probe * D + self.data["machine"]["eigvalsh_s_per_D3"] * D**3
         plan = {"D": D, "chunk": chunk, "mem_est_gb": mem / GB, "time_est_s": t_est, "run": True}
         if mem > self.dense_mem:
-            plan.update(run=False, reason=f"estimated memory {mem / GB:.1f} GB > budget {self.dense_mem / GB:.1f} GB "
-                                          f"(H alone is 8·D² = {8 * D * D / GB:.1f} GB)")
+            plan.update(
+                run=False,
+                reason=f"estimated memory {mem / GB:.1f} GB > budget {self.dense_mem / GB:.1f} GB "
+                f"(H alone is 8·D² = {8 * D * D / GB:.1f} GB)",
+            )
         elif t_est > self.dense_time:
-            plan.update(run=False, reason=f"estimated time {t_est:.0f} s > budget {self.dense_time:.0f} s "
-                                          "(D HVP columns + eigvalsh, at this run's measured rates)")
+            plan.update(
+                run=False,
+                reason=f"estimated time {t_est:.0f} s > budget {self.dense_time:.0f} s "
+                "(D HVP columns + eigvalsh, at this run's measured rates)",
+            )
         return plan
 
     def dense(self, net, chunk):
-        """The dense Hessian, column block by column block (forward-over-reverse, ``chunk`` columns per vmap)."""
+        """The dense Hessian, block of columns by block (forward-over-reverse, ``chunk`` columns a vmap)."""
         import torch
 
         from numerics.reference import hvp_operator
@@ -344,7 +403,7 @@ class Bench:
             H = torch.empty(D, D, dtype=torch.float64)
             eye = torch.eye(D, dtype=torch.float64)
             for s in range(0, D, chunk):
-                H[:, s:s + chunk] = hvp(eye[:, s:s + chunk])
+                H[:, s : s + chunk] = hvp(eye[:, s : s + chunk])
             H = 0.5 * (H + H.T)
             ev = torch.linalg.eigvalsh(H)
             return float(ev[-1]), float(torch.trace(H)), float((H * H).sum())
@@ -371,13 +430,21 @@ class Bench:
             hres = hutchinson(hvp, D, n_probes=g.hutch_probes, batch=8, seed=self.seed)
             row["hvp_s_per_probe"] = hres.seconds / hres.n_probes
             row["hutch_rel_sd_trace"] = float(np.std(hres.trace.samples, ddof=1) / abs(hres.trace.estimate))
-            row["hutch_rel_sd_trace_sq"] = float(np.std(hres.trace_sq.samples, ddof=1) / hres.trace_sq.estimate)
+            row["hutch_rel_sd_trace_sq"] = float(
+                np.std(hres.trace_sq.samples, ddof=1) / hres.trace_sq.estimate
+            )
             steps = min(20, D)
             lz = lanczos_lmax(hvp, D, steps=steps, seed=self.seed)
             row["lanczos_s_per_step"] = lz.seconds / lz.steps
-            plan = self.dense_plan(M, N, n, row["hvp_s_per_probe"]) if n <= g.dense_n_max else {
-                "run": False, "reason": f"n > {g.dense_n_max}: dense only at n ≤ {g.dense_n_max} in this sweep "
-                                        "(its cost is linear in n at fixed D; see the D sweep)"}
+            plan = (
+                self.dense_plan(M, N, n, row["hvp_s_per_probe"])
+                if n <= g.dense_n_max
+                else {
+                    "run": False,
+                    "reason": f"n > {g.dense_n_max}: dense only at n ≤ {g.dense_n_max} in this sweep "
+                    "(its cost is linear in n at fixed D; see the D sweep)",
+                }
+            )
             row["dense_plan"] = plan
             if plan["run"]:
                 dn = self.dense(net, plan["chunk"])
@@ -395,9 +462,14 @@ class Bench:
                 row["lanczos_steps"], row["lanczos_lmax"] = steps, lz.estimate
                 row["lanczos_rel_err"] = abs(lz.estimate - lmax) / abs(lmax)
             rows.append(row)
-            self.log(f"{key}: M={M} N={N} n={n} D={row['D']}: closed {t_cf:.3g}s"
-                     + (f", dense {row['dense_s']:.3g}s ({row['ratio_dense_over_closed']:.0f}x)"
-                        if "dense_s" in row else f", dense skipped ({plan['reason'][:60]})"))
+            self.log(
+                f"{key}: M={M} N={N} n={n} D={row['D']}: closed {t_cf:.3g}s"
+                + (
+                    f", dense {row['dense_s']:.3g}s ({row['ratio_dense_over_closed']:.0f}x)"
+                    if "dense_s" in row
+                    else f", dense skipped ({plan['reason'][:60]})"
+                )
+            )
             if progress:
                 progress()
         self.data[key] = {"rows": rows}
@@ -419,11 +491,14 @@ class Bench:
             "mem_vs_n_range": [big[0]["n"], big[-1]["n"]],
             "mem_vs_n_predicted": 1.0,
             "time_vs_D": fit_exponent([r["D"] for r in dbig], [r["closed_s"] for r in dbig]),
-            "time_vs_D_predicted": fit_exponent([r["D"] for r in dbig],
-                                                [r["M"] + 1 + 8 * r["N"] for r in dbig]),
+            "time_vs_D_predicted": fit_exponent(
+                [r["D"] for r in dbig], [r["M"] + 1 + 8 * r["N"] for r in dbig]
+            ),
             "time_vs_D_range": [dbig[0]["D"], dbig[-1]["D"]],
-            "time_vs_cost_model": fit_exponent([c for c, r in zip(flopsD, D_rows, strict=True) if r["D"] >= 500],
-                                               [r["closed_s"] for r in dbig]),
+            "time_vs_cost_model": fit_exponent(
+                [c for c, r in zip(flopsD, D_rows, strict=True) if r["D"] >= 500],
+                [r["closed_s"] for r in dbig],
+            ),
             "mem_vs_D": fit_exponent([r["D"] for r in dbig], [r["closed_mem_traced_mb"] for r in dbig]),
             "hvp_time_vs_n": fit_exponent(ns, [r["hvp_s_per_probe"] for r in n_rows]),
             "hvp_time_vs_D": fit_exponent([r["D"] for r in dbig], [r["hvp_s_per_probe"] for r in dbig]),
@@ -444,9 +519,13 @@ class Bench:
         for blk in g.blocks:
             cf = self.closed(net, block=blk)
             t, _ = _median_time(cf, reps=2)
-            rows.append({"block": blk, "n": g.block_sweep_n, "closed_s": t, "mem_traced_mb": traced_peak(cf)[0] / MB})
-        self.data["block_sweep"] = {"rows": rows, "mem_vs_block": fit_exponent([r["block"] for r in rows],
-                                                                               [r["mem_traced_mb"] for r in rows])}
+            rows.append(
+                {"block": blk, "n": g.block_sweep_n, "closed_s": t, "mem_traced_mb": traced_peak(cf)[0] / MB}
+            )
+        self.data["block_sweep"] = {
+            "rows": rows,
+            "mem_vs_block": fit_exponent([r["block"] for r in rows], [r["mem_traced_mb"] for r in rows]),
+        }
 
     # -- headline D ≈ 2000, n = 2000 with the roofline ---------------------------------------------
     def headline(self):
@@ -461,21 +540,50 @@ class Bench:
         t_mem = cost["bytes"] / (mach["triad_gbs"] * 1e9)
         roof = t_flop + t_mem
         t_cf = row.get("closed_s_interleaved", row["closed_s"])
-        h = {"M": M, "N": N, "n": n, "D": row["D"], "closed_s": t_cf, "roofline_s": roof,
-             "roofline_flop_s": t_flop, "roofline_mem_s": t_mem, "gflop": cost["flops"] / 1e9,
-             "gbytes": cost["bytes"] / 1e9, "closed_over_roofline": t_cf / roof,
-             "achieved_gflops": cost["flops"] / t_cf / 1e9}
+        h = {
+            "M": M,
+            "N": N,
+            "n": n,
+            "D": row["D"],
+            "closed_s": t_cf,
+            "roofline_s": roof,
+            "roofline_flop_s": t_flop,
+            "roofline_mem_s": t_mem,
+            "gflop": cost["flops"] / 1e9,
+            "gbytes": cost["bytes"] / 1e9,
+            "closed_over_roofline": t_cf / roof,
+            "achieved_gflops": cost["flops"] / t_cf / 1e9,
+        }
         net = make_net(M, N, n, self.seed)
         where = f"(D = {row['D']}, n = {n})" + (" [quick stand-in for D≈2000, n=2000]" if self.quick else "")
         if "dense_s" in row:
             h.update(dense_s=row["dense_s"], ratio=row["ratio_dense_over_closed"])
-            self._target(f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
-                         row["ratio_dense_over_closed"], ">=", 100.0, "×", lambda: self.dense(net, 256)())
+            self._target(
+                f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
+                row["ratio_dense_over_closed"],
+                ">=",
+                100.0,
+                "×",
+                lambda: self.dense(net, 256)(),
+            )
         else:
-            self._target(f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
-                         None, ">=", 100.0, "×", None, skipped=row["dense_plan"].get("reason"))
-        self._target(f"closed form within 2× of the roofline {where}", t_cf / roof, "<=", 2.0, "×",
-                     lambda: self.closed(net)())
+            self._target(
+                f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
+                None,
+                ">=",
+                100.0,
+                "×",
+                None,
+                skipped=row["dense_plan"].get("reason"),
+            )
+        self._target(
+            f"closed form within 2× of the roofline {where}",
+            t_cf / roof,
+            "<=",
+            2.0,
+            "×",
+            lambda: self.closed(net)(),
+        )
         # what the time goes to: kernel GEMMs vs the rest (profile, always recorded)
         h["profile"] = profile_top(lambda: self.closed(net)())
         self.data["headline"] = h
@@ -511,17 +619,33 @@ class Bench:
             for tgt in (1e-2, 1e-3, eps):
                 k = est.probes_for(tgt)
                 need[f"{name}@{tgt:.0e}"] = {"probes": k, "seconds": k * t_probe}
-        r = {"M": M, "N": N, "n": n, "D": D, "closed_s": med["closed"], "closed_mem_rss_mb": mem_rss / MB,
-             "closed_mem_traced_mb": mem_tr / MB, "rss_method": how, "trace": m.trace, "trace_sq": m.trace_sq,
-             "lambda_sup": float(m.lambda_sup), "lanczos_steps": lz.steps, "lanczos_s": med["lanczos"],
-             "lanczos_lmax": lz.estimate, "lanczos_residual": lz.residual, "lanczos_mem_rss_mb": lz_mem / MB,
-             "hutch_probes": hres.n_probes, "hutch_s_per_probe": t_probe,
-             "hutch_trace": [hres.trace.estimate, hres.trace.stderr],
-             "hutch_trace_sq": [hres.trace_sq.estimate, hres.trace_sq.stderr],
-             "hutch_z_trace": (hres.trace.estimate - m.trace) / hres.trace.stderr,
-             "hutch_z_trace_sq": (hres.trace_sq.estimate - m.trace_sq) / hres.trace_sq.stderr,
-             "closed_rel_accuracy_used": eps, "hutch_probes_needed": need,
-             "lanczos_over_closed": med["lanczos"] / med["closed"]}
+        r = {
+            "M": M,
+            "N": N,
+            "n": n,
+            "D": D,
+            "closed_s": med["closed"],
+            "closed_mem_rss_mb": mem_rss / MB,
+            "closed_mem_traced_mb": mem_tr / MB,
+            "rss_method": how,
+            "trace": m.trace,
+            "trace_sq": m.trace_sq,
+            "lambda_sup": float(m.lambda_sup),
+            "lanczos_steps": lz.steps,
+            "lanczos_s": med["lanczos"],
+            "lanczos_lmax": lz.estimate,
+            "lanczos_residual": lz.residual,
+            "lanczos_mem_rss_mb": lz_mem / MB,
+            "hutch_probes": hres.n_probes,
+            "hutch_s_per_probe": t_probe,
+            "hutch_trace": [hres.trace.estimate, hres.trace.stderr],
+            "hutch_trace_sq": [hres.trace_sq.estimate, hres.trace_sq.stderr],
+            "hutch_z_trace": (hres.trace.estimate - m.trace) / hres.trace.stderr,
+            "hutch_z_trace_sq": (hres.trace_sq.estimate - m.trace_sq) / hres.trace_sq.stderr,
+            "closed_rel_accuracy_used": eps,
+            "hutch_probes_needed": need,
+            "lanczos_over_closed": med["lanczos"] / med["closed"],
+        }
         self.data["mnist"] = r
         label = f"({M}, {N}), n={n}"
         prof = lambda: self.closed(net)()
@@ -529,8 +653,14 @@ class Bench:
             label += " [quick stand-in for (784, 256), n=10⁴]"
         self._target(f"exact tr H, tr H² under 60 s at {label}", med["closed"], "<=", 60.0, "s", prof)
         self._target(f"peak memory under 2 GB at {label}", max(mem_rss, mem_tr) / GB, "<=", 2.0, "GB", prof)
-        self._target(f"faster than a {lz.steps}-step Lanczos λ_max at {label}", med["lanczos"] / med["closed"],
-                     ">=", 1.0, "× (Lanczos/closed)", prof)
+        self._target(
+            f"faster than a {lz.steps}-step Lanczos λ_max at {label}",
+            med["lanczos"] / med["closed"],
+            ">=",
+            1.0,
+            "× (Lanczos/closed)",
+            prof,
+        )
         self.log(f"mnist: closed {med['closed']:.3g}s {mem_rss / MB:.0f} MB, lanczos {med['lanczos']:.3g}s")
 
     # -- mpmath dps=50 vs float64 ----------------------------------------------------------------------
@@ -544,17 +674,39 @@ class Bench:
         rows = []
         for n in g.mp_n:
             net = make_net(M, N, n, self.seed)
-            t64, m64 = _median_time(lambda net=net: ce_hessian_moments(*net, "tanh"), reps=g.reps, min_total=0.2)
+            t64, m64 = _median_time(
+                lambda net=net: ce_hessian_moments(*net, "tanh"), reps=g.reps, min_total=0.2
+            )
             tmp, mmp = _median_time(lambda net=net: ce_hessian_moments(*net, "tanh", dps=50), reps=1)
-            err = max(abs(m64.trace - float(mmp.trace)) / abs(float(mmp.trace)),
-                      abs(m64.trace_sq - float(mmp.trace_sq)) / float(mmp.trace_sq))
+            err = max(
+                abs(m64.trace - float(mmp.trace)) / abs(float(mmp.trace)),
+                abs(m64.trace_sq - float(mmp.trace_sq)) / float(mmp.trace_sq),
+            )
             with mpmath.workdps(50):
-                digits = -float(mpmath.log10(max(abs(mpmath.mpf(m64.trace_sq) - mmp.trace_sq) / mmp.trace_sq,
-                                                 mpmath.mpf(10) ** -30)))
-            rows.append({"M": M, "N": N, "n": n, "float64_s": t64, "mpmath50_s": tmp, "ratio": tmp / t64,
-                         "float64_rel_err": err, "float64_digits": digits})
-        self.data["mpmath"] = {"rows": rows, "closed_rel_err_max": max(r["float64_rel_err"] for r in rows),
-                               "time_vs_n_mp": fit_exponent([r["n"] for r in rows], [r["mpmath50_s"] for r in rows])}
+                digits = -float(
+                    mpmath.log10(
+                        max(
+                            abs(mpmath.mpf(m64.trace_sq) - mmp.trace_sq) / mmp.trace_sq, mpmath.mpf(10) ** -30
+                        )
+                    )
+                )
+            rows.append(
+                {
+                    "M": M,
+                    "N": N,
+                    "n": n,
+                    "float64_s": t64,
+                    "mpmath50_s": tmp,
+                    "ratio": tmp / t64,
+                    "float64_rel_err": err,
+                    "float64_digits": digits,
+                }
+            )
+        self.data["mpmath"] = {
+            "rows": rows,
+            "closed_rel_err_max": max(r["float64_rel_err"] for r in rows),
+            "time_vs_n_mp": fit_exponent([r["n"] for r in rows], [r["mpmath50_s"] for r in rows]),
+        }
         self.log(f"mpmath: {rows[-1]['ratio']:.0f}x slower than float64 at n={rows[-1]['n']}")
 
     # -- flattest outer weights -----------------------------------------------------------------------
@@ -578,15 +730,22 @@ class Bench:
                 if last is not None and last[2] > 2.0:  # extrapolate ∝ n·m from the previous size
                     est = last[2] * (n * m) / (last[0] * last[1])
                     if est > (60 if self.quick else 600):
-                        row.update(skipped=True, reason=f"extrapolated {est:.0f} s from ({last[0]}, {last[1]})")
+                        row.update(
+                            skipped=True, reason=f"extrapolated {est:.0f} s from ({last[0]}, {last[1]})"
+                        )
                         rows.append(row)
                         continue
                 try:
                     t0 = time.perf_counter()
                     res = flattest_outer_weights(Th, X, y, act)
                     t = time.perf_counter() - t0
-                    row.update(seconds=t, p=res.p, solver=res.solver, rel_gap=res.rel_gap,
-                               interp_resid=res.interpolation_residual)
+                    row.update(
+                        seconds=t,
+                        p=res.p,
+                        solver=res.solver,
+                        rel_gap=res.rel_gap,
+                        interp_resid=res.interpolation_residual,
+                    )
                     last = (n, m, t)
                 except Exception as exc:  # recorded, not fatal: the bench measures, the tests judge
                     row.update(error=f"{type(exc).__name__}: {exc}"[:300])
@@ -601,11 +760,24 @@ class Bench:
                 X = rng.standard_normal((1000, g.flat_d))
                 Th = rng.standard_normal((10000, g.flat_d))
                 y = np.maximum(X[:, 0], 0) + 0.1 * rng.standard_normal(1000)
-                self._target("flattest LP, n = 10³ and m = 10⁴, under 30 s", big["seconds"], "<=", 30.0, "s",
-                             lambda: flattest_outer_weights(Th, X, y, "relu"))
+                self._target(
+                    "flattest LP, n = 10³ and m = 10⁴, under 30 s",
+                    big["seconds"],
+                    "<=",
+                    30.0,
+                    "s",
+                    lambda: flattest_outer_weights(Th, X, y, "relu"),
+                )
             else:
-                self._target("flattest LP, n = 10³ and m = 10⁴, under 30 s", None, "<=", 30.0, "s", None,
-                             skipped="the (10³, 10⁴) LP did not run (see the flatness rows)")
+                self._target(
+                    "flattest LP, n = 10³ and m = 10⁴, under 30 s",
+                    None,
+                    "<=",
+                    30.0,
+                    "s",
+                    None,
+                    skipped="the (10³, 10⁴) LP did not run (see the flatness rows)",
+                )
 
     # -- exact Lipschitz vs brute force --------------------------------------------------------------
     def kinks(self):
@@ -627,13 +799,23 @@ class Bench:
                 if m in g.kink_m or m in g.brute_m:
                     t0 = time.perf_counter()
                     L = lipschitz(net, Ball(d, 1.0))
-                    row.update(exact_s=time.perf_counter() - t0, cells=L.cells, lip=float(L.upper),
-                               exact=bool(L.exact), method=L.method)
+                    row.update(
+                        exact_s=time.perf_counter() - t0,
+                        cells=L.cells,
+                        lip=float(L.upper),
+                        exact=bool(L.exact),
+                        method=L.method,
+                    )
                 if m in g.brute_m:
                     t0 = time.perf_counter()
                     lb, feas = brute_force_lipschitz(W, b, a, v)
-                    row.update(brute_s=time.perf_counter() - t0, brute_cells=feas, brute_lip=lb,
-                               patterns=2**m, agree=abs(lb - row["lip"]) <= 1e-7 * max(1.0, lb))
+                    row.update(
+                        brute_s=time.perf_counter() - t0,
+                        brute_cells=feas,
+                        brute_lip=lb,
+                        patterns=2**m,
+                        agree=abs(lb - row["lip"]) <= 1e-7 * max(1.0, lb),
+                    )
                 rows.append(row)
             self.log(f"kinks d={d}: done up to m={max(g.kink_m)}")
         fits = {}
@@ -642,12 +824,18 @@ class Bench:
             br = [r for r in rows if r["d"] == d and "brute_s" in r and r["m"] >= 4]
             fits[f"d{d}_cells_vs_m"] = fit_exponent([r["m"] for r in ex], [r["cells"] for r in ex])
             fits[f"d{d}_exact_time_vs_m"] = fit_exponent([r["m"] for r in ex], [r["exact_s"] for r in ex])
-            fits[f"d{d}_brute_time_per_m"] = (float(np.polyfit([r["m"] for r in br],
-                                                               np.log2([r["brute_s"] for r in br]), 1)[0])
-                                              if len(br) >= 2 else math.nan)
-        self.data["kinks"] = {"available": True, "rows": rows, "fits": fits,
-                              "brute_method": "every sign pattern σ ∈ {0,1}^m; cell ∩ open ball nonempty iff the SOCP "
-                                              "max δ s.t. σ-signed (u_j·x − t_j) ≥ δ, ‖x‖ ≤ R has δ* > 0 (cvxpy)"}
+            fits[f"d{d}_brute_time_per_m"] = (
+                float(np.polyfit([r["m"] for r in br], np.log2([r["brute_s"] for r in br]), 1)[0])
+                if len(br) >= 2
+                else math.nan
+            )
+        self.data["kinks"] = {
+            "available": True,
+            "rows": rows,
+            "fits": fits,
+            "brute_method": "every sign pattern σ ∈ {0,1}^m; cell ∩ open ball nonempty iff the SOCP "
+            "max δ s.t. σ-signed (u_j·x − t_j) ≥ δ, ‖x‖ ≤ R has δ* > 0 (cvxpy)",
+        }
 
     # -- falsification throughput --------------------------------------------------------------------
     def falsify(self):
@@ -655,16 +843,28 @@ class Bench:
             from checks.falsify import falsify
             from checks.ws_properties import bound_property, theorem_bounds_property
         except ImportError as exc:
-            self.data["falsify"] = {"available": False, "reason": f"checks.ws_properties not available: {exc}"}
+            self.data["falsify"] = {
+                "available": False,
+                "reason": f"checks.ws_properties not available: {exc}",
+            }
             return
         rows = []
         with tempfile.TemporaryDirectory() as tmp:
-            for prop, budget in ((theorem_bounds_property(), self.grid.falsify_budget[0]),
-                                 (bound_property(), self.grid.falsify_budget[1])):
+            for prop, budget in (
+                (theorem_bounds_property(), self.grid.falsify_budget[0]),
+                (bound_property(), self.grid.falsify_budget[1]),
+            ):
                 res = falsify(prop, budget=budget, seed=self.seed, out_dir=Path(tmp))
-                rows.append({"property": prop.name, "examples": res.examples, "seconds": res.seconds,
-                             "examples_per_s": res.examples_per_second, "candidates": res.candidates,
-                             "confirmed": res.confirmed})
+                rows.append(
+                    {
+                        "property": prop.name,
+                        "examples": res.examples,
+                        "seconds": res.seconds,
+                        "examples_per_s": res.examples_per_second,
+                        "candidates": res.candidates,
+                        "confirmed": res.confirmed,
+                    }
+                )
                 self.log(f"falsify {prop.name}: {res.examples_per_second:.1f} ex/s")
         self.data["falsify"] = {"available": True, "rows": rows}
 
@@ -672,8 +872,11 @@ class Bench:
     def verify(self):
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "checks", "verify", "--report-dir", tmp, "--no-progress"],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, "-m", "checks", "verify", "--report-dir", tmp, "--no-progress"],
+                capture_output=True,
+                text=True,
+            )
             t = time.perf_counter() - t0
             slow = []
             with contextlib.suppress(Exception):
@@ -682,23 +885,58 @@ class Bench:
                     for lvl, ev in c["levels"].items():
                         slow.append({"claim": c["id"], "level": lvl, "seconds": ev.get("seconds", 0.0)})
             slow.sort(key=lambda r: -r["seconds"])
-        self.data["verify"] = {"seconds": t, "returncode": proc.returncode, "slowest": slow[:8],
-                               "stderr_tail": proc.stderr[-500:]}
+        self.data["verify"] = {
+            "seconds": t,
+            "returncode": proc.returncode,
+            "slowest": slow[:8],
+            "stderr_tail": proc.stderr[-500:],
+        }
         expl = None
         if t > 300 and slow:
-            expl = "slowest claim levels: " + ", ".join(f"{r['claim']}/{r['level']} {r['seconds']:.0f}s" for r in slow[:5])
-        self._target("whole `python -m checks verify` under 5 minutes", t, "<=", 300.0, "s", None, explanation=expl)
+            expl = "slowest claim levels: " + ", ".join(
+                f"{r['claim']}/{r['level']} {r['seconds']:.0f}s" for r in slow[:5]
+            )
+        self._target(
+            "whole `python -m checks verify` under 5 minutes", t, "<=", 300.0, "s", None, explanation=expl
+        )
 
     # -- targets --------------------------------------------------------------------------------------
-    def _target(self, name, value, op, threshold, unit, prof: Callable | None, *, skipped: str | None = None,
-                explanation: str | None = None):
+    def _target(
+        self,
+        name,
+        value,
+        op,
+        threshold,
+        unit,
+        prof: Callable | None,
+        *,
+        skipped: str | None = None,
+        explanation: str | None = None,
+    ):
         if value is None:
-            self.targets.append({"target": name, "value": None, "threshold": threshold, "op": op, "unit": unit,
-                                 "passed": None, "status": "not run", "reason": skipped})
+            self.targets.append(
+                {
+                    "target": name,
+                    "value": None,
+                    "threshold": threshold,
+                    "op": op,
+                    "unit": unit,
+                    "passed": None,
+                    "status": "not run",
+                    "reason": skipped,
+                }
+            )
             return
         ok = value >= threshold if op == ">=" else value <= threshold
-        t = {"target": name, "value": value, "threshold": threshold, "op": op, "unit": unit, "passed": bool(ok),
-             "status": "hit" if ok else "MISSED"}
+        t = {
+            "target": name,
+            "value": value,
+            "threshold": threshold,
+            "op": op,
+            "unit": unit,
+            "passed": bool(ok),
+            "status": "hit" if ok else "MISSED",
+        }
         if not ok:
             if prof is not None:
                 t["profile"] = profile_top(prof)
@@ -722,13 +960,19 @@ def brute_force_lipschitz(W, b, a, v, R: float = 1.0) -> tuple[float, int]:
     alpha = a * nrm
     s = cp.Parameter(m)
     x, delta = cp.Variable(d), cp.Variable()
-    prob = cp.Problem(cp.Maximize(delta), [cp.multiply(s, U @ x - t) >= delta, cp.norm(x, 2) <= R, delta <= 1])
+    prob = cp.Problem(
+        cp.Maximize(delta), [cp.multiply(s, U @ x - t) >= delta, cp.norm(x, 2) <= R, delta <= 1]
+    )
     best, feas = 0.0, 0
     for pat in itertools.product((0, 1), repeat=m):
         sig = np.array(pat, float)
         s.value = 2 * sig - 1
         prob.solve(solver=cp.CLARABEL)
-        if prob.status in ("optimal", "optimal_inaccurate") and delta.value is not None and delta.value > 1e-9:
+        if (
+            prob.status in ("optimal", "optimal_inaccurate")
+            and delta.value is not None
+            and delta.value > 1e-9
+        ):
             feas += 1
             best = max(best, float(np.linalg.norm(v + (sig * alpha) @ U)))
     return best, feas
@@ -749,51 +993,71 @@ def headline_table(data: dict[str, Any], targets: list[dict[str, Any]]) -> str:
     h, mn, mach = data.get("headline", {}), data.get("mnist", {}), data.get("machine", {})
     lines = ["| Comparison | Suite (closed form) | Alternative | Ratio |", "|---|---|---|---|"]
     if h:
-        lines.append(f"| tr H, tr H², D = {h['D']}, n = {h['n']} | {_fmt(h['closed_s'], ' s')} | dense torch.func "
-                     f"Hessian + eigvalsh {_fmt(h.get('dense_s'), ' s')} | {_fmt(h.get('ratio'), '×')} |")
-        lines.append(f"| same, vs roofline ({mach.get('gemm_gflops', 0):.0f} GFLOP/s, "
-                     f"{mach.get('triad_gbs', 0):.1f} GB/s) | {_fmt(h['closed_s'], ' s')} | roofline "
-                     f"{_fmt(h['roofline_s'], ' s')} | {_fmt(h['closed_over_roofline'], '×')} |")
+        lines.append(
+            f"| tr H, tr H², D = {h['D']}, n = {h['n']} | {_fmt(h['closed_s'], ' s')} | dense torch.func "
+            f"Hessian + eigvalsh {_fmt(h.get('dense_s'), ' s')} | {_fmt(h.get('ratio'), '×')} |"
+        )
+        lines.append(
+            f"| same, vs roofline ({mach.get('gemm_gflops', 0):.0f} GFLOP/s, "
+            f"{mach.get('triad_gbs', 0):.1f} GB/s) | {_fmt(h['closed_s'], ' s')} | roofline "
+            f"{_fmt(h['roofline_s'], ' s')} | {_fmt(h['closed_over_roofline'], '×')} |"
+        )
     if mn:
         need = mn["hutch_probes_needed"]
         k3 = need.get("trace_sq@1e-03", {})
         keps = [v for k, v in need.items() if k.startswith("trace_sq@") and not k.endswith(("e-02", "e-03"))]
-        lines.append(f"| tr H, tr H², ({mn['M']}, {mn['N']}), D = {mn['D']}, n = {mn['n']} | "
-                     f"{_fmt(mn['closed_s'], ' s')}, {_fmt(mn['closed_mem_rss_mb'] / 1024, ' GB')} | "
-                     f"{mn['lanczos_steps']}-step Lanczos λ_max {_fmt(mn['lanczos_s'], ' s')} | "
-                     f"{_fmt(mn['lanczos_over_closed'], '×')} |")
-        lines.append(f"| same, Hutchinson tr H² at 0.1% rel. stderr | exact (rel. err "
-                     f"{mn['closed_rel_accuracy_used']:.0e}) | {k3.get('probes', '—')} probes ≈ "
-                     f"{_fmt(k3.get('seconds'), ' s')} | {_fmt(k3.get('seconds', 0) / mn['closed_s'], '×')} |")
+        lines.append(
+            f"| tr H, tr H², ({mn['M']}, {mn['N']}), D = {mn['D']}, n = {mn['n']} | "
+            f"{_fmt(mn['closed_s'], ' s')}, {_fmt(mn['closed_mem_rss_mb'] / 1024, ' GB')} | "
+            f"{mn['lanczos_steps']}-step Lanczos λ_max {_fmt(mn['lanczos_s'], ' s')} | "
+            f"{_fmt(mn['lanczos_over_closed'], '×')} |"
+        )
+        lines.append(
+            f"| same, Hutchinson tr H² at 0.1% rel. stderr | exact (rel. err "
+            f"{mn['closed_rel_accuracy_used']:.0e}) | {k3.get('probes', '—')} probes ≈ "
+            f"{_fmt(k3.get('seconds'), ' s')} | {_fmt(k3.get('seconds', 0) / mn['closed_s'], '×')} |"
+        )
         if keps:
-            lines.append(f"| same, Hutchinson tr H² at the closed form's accuracy | — | {keps[0]['probes']:.2e} "
-                         f"probes ≈ {keps[0]['seconds'] / 86400 / 365:.2g} years | — |")
+            lines.append(
+                f"| same, Hutchinson tr H² at the closed form's accuracy | — | {keps[0]['probes']:.2e} "
+                f"probes ≈ {keps[0]['seconds'] / 86400 / 365:.2g} years | — |"
+            )
     mp = data.get("mpmath", {}).get("rows")
     if mp:
         r = mp[-1]
-        lines.append(f"| mpmath dps = 50 vs float64, ({r['M']}, {r['N']}), n = {r['n']} | {_fmt(r['float64_s'], ' s')} "
-                     f"| {_fmt(r['mpmath50_s'], ' s')} | {_fmt(r['ratio'], '×')} slower |")
+        lines.append(
+            f"| mpmath dps = 50 vs float64, ({r['M']}, {r['N']}), n = {r['n']} | "
+            f"{_fmt(r['float64_s'], ' s')} "
+            f"| {_fmt(r['mpmath50_s'], ' s')} | {_fmt(r['ratio'], '×')} slower |"
+        )
     fl = data.get("flatness", {})
     if fl.get("available"):
         for act, nm in (("relu", "LP (ReLU, p = 1)"), ("relu_power:2", "power cone (ReLU², p = 4/3)")):
             rr = [r for r in fl["rows"] if r["activation"] == act and "seconds" in r]
             if rr:
                 r = max(rr, key=lambda r: r["n"] * r["m"])
-                lines.append(f"| flattest outer weights, {nm}, n = {r['n']}, m = {r['m']} | "
-                             f"{_fmt(r['seconds'], ' s')} (gap {r['rel_gap']:.0e}) | — | — |")
+                lines.append(
+                    f"| flattest outer weights, {nm}, n = {r['n']}, m = {r['m']} | "
+                    f"{_fmt(r['seconds'], ' s')} (gap {r['rel_gap']:.0e}) | — | — |"
+                )
     kk = data.get("kinks", {})
     if kk.get("available"):
         for d in (2, 3):
             both = [r for r in kk["rows"] if r["d"] == d and "brute_s" in r]
             if both:
                 r = both[-1]
-                lines.append(f"| exact Lipschitz on B₁ ⊂ R^{d}, m = {r['m']} | {_fmt(r['exact_s'], ' s')}, {r['cells']} "
-                             f"cells | brute force over 2^{r['m']} patterns {_fmt(r['brute_s'], ' s')} | "
-                             f"{_fmt(r['brute_s'] / r['exact_s'], '×')} |")
+                lines.append(
+                    f"| exact Lipschitz on B₁ ⊂ R^{d}, m = {r['m']} | "
+                    f"{_fmt(r['exact_s'], ' s')}, {r['cells']} "
+                    f"cells | brute force over 2^{r['m']} patterns {_fmt(r['brute_s'], ' s')} | "
+                    f"{_fmt(r['brute_s'] / r['exact_s'], '×')} |"
+                )
     fz = data.get("falsify", {})
     if fz.get("available"):
         for r in fz["rows"]:
-            lines.append(f"| falsification `{r['property']}` | {r['examples_per_s']:.1f} examples/s | — | — |")
+            lines.append(
+                f"| falsification `{r['property']}` | {r['examples_per_s']:.1f} examples/s | — | — |"
+            )
     if "verify" in data:
         lines.append(f"| whole `python -m checks verify` | {_fmt(data['verify']['seconds'], ' s')} | — | — |")
     return "\n".join(lines)
@@ -804,82 +1068,147 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
     payload = {"meta": data.pop("meta"), "targets": targets, **data}
     (out / "bench.json").write_text(json.dumps(payload, indent=2, default=_json_default))
     data["meta"] = payload["meta"]
-    md = [f"# Benchmarks ({'quick' if data['meta']['quick'] else 'full'} run)", "",
-          f"Machine: {data['machine']['cpu_count']} cores, load average at start "
-          f"{data['machine']['loadavg_start'][0]:.1f} (shared), float64 GEMM "
-          f"{data['machine']['gemm_gflops']:.1f} GFLOP/s, triad {data['machine']['triad_gbs']:.1f} GB/s. "
-          "All comparisons are medians of interleaved runs within this one run.", "",
-          "## Headline", "", headline_table(data, targets), "", "## Targets (issue 5)", "",
-          "| Target | Measured | Threshold | Status |", "|---|---|---|---|"]
+    md = [
+        f"# Benchmarks ({'quick' if data['meta']['quick'] else 'full'} run)",
+        "",
+        f"Machine: {data['machine']['cpu_count']} cores, load average at start "
+        f"{data['machine']['loadavg_start'][0]:.1f} (shared), float64 GEMM "
+        f"{data['machine']['gemm_gflops']:.1f} GFLOP/s, triad {data['machine']['triad_gbs']:.1f} GB/s. "
+        "All comparisons are medians of interleaved runs within this one run.",
+        "",
+        "## Headline",
+        "",
+        headline_table(data, targets),
+        "",
+        "## Targets (issue 5)",
+        "",
+        "| Target | Measured | Threshold | Status |",
+        "|---|---|---|---|",
+    ]
     for t in targets:
-        md.append(f"| {t['target']} | {_fmt(t['value'])} {t['unit'] if t['value'] is not None else ''} | "
-                  f"{t['op']} {t['threshold']} | {t['status']}{' — ' + t['reason'] if t.get('reason') else ''} |")
+        md.append(
+            f"| {t['target']} | {_fmt(t['value'])} {t['unit'] if t['value'] is not None else ''} | "
+            f"{t['op']} {t['threshold']} | {t['status']}{' — ' + t['reason'] if t.get('reason') else ''} |"
+        )
     for t in targets:
         if t["status"] == "MISSED":
-            md += ["", f"**Missed: {t['target']}.** " + (t.get("explanation") or ""), "",
-                   "| function | calls | own s | share |", "|---|---|---|---|"]
-            md += [f"| `{p['function']}` | {p['calls']} | {p['own_s']} | {p['share']:.0%} |"
-                   for p in t.get("profile", [])]
+            md += [
+                "",
+                f"**Missed: {t['target']}.** " + (t.get("explanation") or ""),
+                "",
+                "| function | calls | own s | share |",
+                "|---|---|---|---|",
+            ]
+            md += [
+                f"| `{p['function']}` | {p['calls']} | {p['own_s']} | {p['share']:.0%} |"
+                for p in t.get("profile", [])
+            ]
     ex = data.get("exponents", {})
     if ex:
-        md += ["", "## Fitted exponents (log-log least squares)", "", "| quantity | fitted | predicted | range |",
-               "|---|---|---|---|",
-               f"| closed-form time vs n | {ex['time_vs_n']:.2f} | 2 (n²) | n ∈ {ex['time_vs_n_range']} |",
-               f"| closed-form peak memory vs n (block = 1024) | {ex['mem_vs_n']:.2f} | 1 (block·n) | "
-               f"n ∈ {ex['mem_vs_n_range']} |",
-               f"| closed-form time vs D (n fixed) | {ex['time_vs_D']:.2f} | {ex['time_vs_D_predicted']:.2f} "
-               f"(M+1+8N along this path) | D ∈ {ex['time_vs_D_range']} |",
-               f"| closed-form time vs M+1+8N | {ex['time_vs_cost_model']:.2f} | 1 | same |",
-               f"| HVP time per probe vs n / vs D | {ex['hvp_time_vs_n']:.2f} / {ex['hvp_time_vs_D']:.2f} | 1 / 1 | |"]
+        md += [
+            "",
+            "## Fitted exponents (log-log least squares)",
+            "",
+            "| quantity | fitted | predicted | range |",
+            "|---|---|---|---|",
+            f"| closed-form time vs n | {ex['time_vs_n']:.2f} | 2 (n²) | n ∈ {ex['time_vs_n_range']} |",
+            f"| closed-form peak memory vs n (block = 1024) | {ex['mem_vs_n']:.2f} | 1 (block·n) | "
+            f"n ∈ {ex['mem_vs_n_range']} |",
+            f"| closed-form time vs D (n fixed) | {ex['time_vs_D']:.2f} | {ex['time_vs_D_predicted']:.2f} "
+            f"(M+1+8N along this path) | D ∈ {ex['time_vs_D_range']} |",
+            f"| closed-form time vs M+1+8N | {ex['time_vs_cost_model']:.2f} | 1 | same |",
+            f"| HVP time per probe vs n / vs D | {ex['hvp_time_vs_n']:.2f} / "
+            f"{ex['hvp_time_vs_D']:.2f} | 1 / 1 | |",
+        ]
         if "dense_time_vs_n" in ex:
             md.append(f"| dense Hessian + eigvalsh time vs n | {ex['dense_time_vs_n']:.2f} | 1 | |")
         if "dense_time_vs_D" in ex:
             md.append(f"| dense Hessian + eigvalsh time vs D | {ex['dense_time_vs_D']:.2f} | 2–3 | |")
         bs = data.get("block_sweep")
         if bs:
-            md.append(f"| closed-form peak memory vs block (n = {bs['rows'][0]['n']}) | {bs['mem_vs_block']:.2f} "
-                      "| 2 (block² temporaries) | |")
+            md.append(
+                f"| closed-form peak memory vs block (n = {bs['rows'][0]['n']}) | {bs['mem_vs_block']:.2f} "
+                "| 2 (block² temporaries) | |"
+            )
     for key, title in (("n_sweep", "n sweep"), ("D_sweep", "D sweep")):
         rows = data.get(key, {}).get("rows", [])
         if not rows:
             continue
-        md += ["", f"## {title}: (a) closed form, (b) dense, (c) HVP estimators", "",
-               "| M | N | D | n | (a) s | (a) MB traced | (b) s | (b)/(a) | (b) MB RSS | HVP s/probe | "
-               "rel. err tr H² (a vs b) | note |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        md += [
+            "",
+            f"## {title}: (a) closed form, (b) dense, (c) HVP estimators",
+            "",
+            "| M | N | D | n | (a) s | (a) MB traced | (b) s | (b)/(a) | (b) MB RSS | HVP s/probe | "
+            "rel. err tr H² (a vs b) | note |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in rows:
-            md.append(f"| {r['M']} | {r['N']} | {r['D']} | {r['n']} | {_fmt(r['closed_s'])} | "
-                      f"{_fmt(r['closed_mem_traced_mb'])} | {_fmt(r.get('dense_s'))} | "
-                      f"{_fmt(r.get('ratio_dense_over_closed'))} | {_fmt(r.get('dense_mem_rss_mb'))} | "
-                      f"{_fmt(r['hvp_s_per_probe'])} | {_fmt(r.get('rel_err_trace_sq'))} | "
-                      f"{'' if r['dense_plan']['run'] else 'dense skipped: ' + r['dense_plan']['reason']} |")
+            md.append(
+                f"| {r['M']} | {r['N']} | {r['D']} | {r['n']} | {_fmt(r['closed_s'])} | "
+                f"{_fmt(r['closed_mem_traced_mb'])} | {_fmt(r.get('dense_s'))} | "
+                f"{_fmt(r.get('ratio_dense_over_closed'))} | {_fmt(r.get('dense_mem_rss_mb'))} | "
+                f"{_fmt(r['hvp_s_per_probe'])} | {_fmt(r.get('rel_err_trace_sq'))} | "
+                f"{'' if r['dense_plan']['run'] else 'dense skipped: ' + r['dense_plan']['reason']} |"
+            )
     h = data.get("headline")
     if h:
-        md += ["", "## Roofline (D ≈ 2000, n = 2000)", "",
-               f"Counted from the code: {h['gflop']:.2f} GFLOP of GEMMs and {h['gbytes']:.2f} GB of block-sized "
-               f"elementwise traffic. At the measured rates that is {h['roofline_flop_s']:.3g} s + "
-               f"{h['roofline_mem_s']:.3g} s = {h['roofline_s']:.3g} s; measured {h['closed_s']:.3g} s "
-               f"(**{h['closed_over_roofline']:.2f}×** the roofline, {h['achieved_gflops']:.1f} GFLOP/s achieved).",
-               "", "Profile of one call:", "", "| function | calls | own s | share |", "|---|---|---|---|"]
-        md += [f"| `{p['function']}` | {p['calls']} | {p['own_s']} | {p['share']:.0%} |" for p in h["profile"]]
+        md += [
+            "",
+            "## Roofline (D ≈ 2000, n = 2000)",
+            "",
+            f"Counted from the code: {h['gflop']:.2f} GFLOP of GEMMs and {h['gbytes']:.2f} GB of block-sized "
+            f"elementwise traffic. At the measured rates that is {h['roofline_flop_s']:.3g} s + "
+            f"{h['roofline_mem_s']:.3g} s = {h['roofline_s']:.3g} s; measured {h['closed_s']:.3g} s "
+            f"(**{h['closed_over_roofline']:.2f}×** the roofline, "
+            f"{h['achieved_gflops']:.1f} GFLOP/s achieved).",
+            "",
+            "Profile of one call:",
+            "",
+            "| function | calls | own s | share |",
+            "|---|---|---|---|",
+        ]
+        md += [
+            f"| `{p['function']}` | {p['calls']} | {p['own_s']} | {p['share']:.0%} |" for p in h["profile"]
+        ]
     mn = data.get("mnist")
     if mn:
-        md += ["", f"## MNIST-sized: ({mn['M']}, {mn['N']}), D = {mn['D']}, n = {mn['n']}", "",
-               f"Closed form {mn['closed_s']:.3g} s, peak RSS growth {mn['closed_mem_rss_mb']:.0f} MB "
-               f"({mn['rss_method']}), tracemalloc peak {mn['closed_mem_traced_mb']:.0f} MB; "
-               f"{mn['lanczos_steps']}-step Lanczos {mn['lanczos_s']:.3g} s (λ_max ≈ {mn['lanczos_lmax']:.6g}, "
-               f"residual {mn['lanczos_residual']:.1e}; λ_sup = {mn['lambda_sup']:.6g}). Hutchinson: "
-               f"{mn['hutch_s_per_probe']:.3g} s/probe; with {mn['hutch_probes']} probes tr H is "
-               f"{mn['hutch_z_trace']:+.2f} stderr and tr H² {mn['hutch_z_trace_sq']:+.2f} stderr from the exact value.",
-               "", "| Hutchinson target (rel. stderr) | probes | seconds |", "|---|---|---|"]
-        md += [f"| {k} | {v['probes']:.3g} | {v['seconds']:.3g} |" for k, v in mn["hutch_probes_needed"].items()]
+        md += [
+            "",
+            f"## MNIST-sized: ({mn['M']}, {mn['N']}), D = {mn['D']}, n = {mn['n']}",
+            "",
+            f"Closed form {mn['closed_s']:.3g} s, peak RSS growth {mn['closed_mem_rss_mb']:.0f} MB "
+            f"({mn['rss_method']}), tracemalloc peak {mn['closed_mem_traced_mb']:.0f} MB; "
+            f"{mn['lanczos_steps']}-step Lanczos {mn['lanczos_s']:.3g} s (λ_max ≈ {mn['lanczos_lmax']:.6g}, "
+            f"residual {mn['lanczos_residual']:.1e}; λ_sup = {mn['lambda_sup']:.6g}). Hutchinson: "
+            f"{mn['hutch_s_per_probe']:.3g} s/probe; with {mn['hutch_probes']} probes tr H is "
+            f"{mn['hutch_z_trace']:+.2f} stderr and tr H² {mn['hutch_z_trace_sq']:+.2f} stderr "
+            "from the exact value.",
+            "",
+            "| Hutchinson target (rel. stderr) | probes | seconds |",
+            "|---|---|---|",
+        ]
+        md += [
+            f"| {k} | {v['probes']:.3g} | {v['seconds']:.3g} |" for k, v in mn["hutch_probes_needed"].items()
+        ]
     for key, title, cols in (
-            ("mpmath", "mpmath dps = 50 vs float64", ("n", "float64_s", "mpmath50_s", "ratio", "float64_digits")),
-            ("block_sweep", "Block size (memory O(block²) + O(n(M+N)))", ("block", "n", "closed_s", "mem_traced_mb")),
-            ("flatness", "Flattest outer weights", ("activation", "n", "m", "seconds", "rel_gap", "solver", "reason",
-                                                    "error")),
-            ("kinks", "Exact Lipschitz (ball) vs brute force", ("d", "m", "cells", "exact_s", "brute_cells", "brute_s",
-                                                                "agree")),
-            ("falsify", "Falsification throughput", ("property", "examples", "seconds", "examples_per_s"))):
+        ("mpmath", "mpmath dps = 50 vs float64", ("n", "float64_s", "mpmath50_s", "ratio", "float64_digits")),
+        (
+            "block_sweep",
+            "Block size (memory O(block²) + O(n(M+N)))",
+            ("block", "n", "closed_s", "mem_traced_mb"),
+        ),
+        (
+            "flatness",
+            "Flattest outer weights",
+            ("activation", "n", "m", "seconds", "rel_gap", "solver", "reason", "error"),
+        ),
+        (
+            "kinks",
+            "Exact Lipschitz (ball) vs brute force",
+            ("d", "m", "cells", "exact_s", "brute_cells", "brute_s", "agree"),
+        ),
+        ("falsify", "Falsification throughput", ("property", "examples", "seconds", "examples_per_s")),
+    ):
         sec = data.get(key)
         if not sec:
             continue
@@ -891,8 +1220,13 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
         md += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in sec["rows"]]
     if "verify" in data:
         v = data["verify"]
-        md += ["", "## Whole verify", "", f"{v['seconds']:.0f} s (return code {v['returncode']}); slowest: "
-               + ", ".join(f"{r['claim']}/{r['level']} {r['seconds']:.0f} s" for r in v["slowest"][:5])]
+        md += [
+            "",
+            "## Whole verify",
+            "",
+            f"{v['seconds']:.0f} s (return code {v['returncode']}); slowest: "
+            + ", ".join(f"{r['claim']}/{r['level']} {r['seconds']:.0f} s" for r in v["slowest"][:5]),
+        ]
     (out / "bench.md").write_text("\n".join(md) + "\n")
 
 
@@ -922,14 +1256,22 @@ def plots(out: Path, data: dict[str, Any]) -> list[str]:
         ax1.loglog(x, [r["closed_s"] for r in rows], "o-", label="(a) closed form")
         dn = [r for r in rows if "dense_s" in r]
         if dn:
-            ax1.loglog([r[xkey] for r in dn], [r["dense_s"] for r in dn], "s-", label="(b) dense Hessian + eigvalsh")
-        ax1.loglog(x, [r["hvp_s_per_probe"] for r in rows], "^--", label="(c) one HVP (per probe / Lanczos step)")
+            ax1.loglog(
+                [r[xkey] for r in dn], [r["dense_s"] for r in dn], "s-", label="(b) dense Hessian + eigvalsh"
+            )
+        ax1.loglog(
+            x, [r["hvp_s_per_probe"] for r in rows], "^--", label="(c) one HVP (per probe / Lanczos step)"
+        )
         ax1.set(xlabel=xlabel, ylabel="seconds", title=f"time, {key.replace('_', ' ')}")
         ax1.legend(fontsize=7)
         ax2.loglog(x, [r["closed_mem_traced_mb"] for r in rows], "o-", label="(a) tracemalloc peak")
         if dn:
-            ax2.loglog([r[xkey] for r in dn], [max(r["dense_mem_rss_mb"], 1e-3) for r in dn], "s-",
-                       label="(b) RSS peak growth")
+            ax2.loglog(
+                [r[xkey] for r in dn],
+                [max(r["dense_mem_rss_mb"], 1e-3) for r in dn],
+                "s-",
+                label="(b) RSS peak growth",
+            )
         ax2.set(xlabel=xlabel, ylabel="MB", title="peak memory")
         ax2.legend(fontsize=7)
         fig.tight_layout()
@@ -978,8 +1320,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dense-mem-gb", type=float, default=4.0, help="memory budget for the dense Hessian")
     ap.add_argument("--dense-time-s", type=float, default=None, help="time budget per dense Hessian")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                    help="BLAS and torch threads for every contender (default: all cores)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="BLAS and torch threads for every contender (default: all cores)",
+    )
     ap.add_argument("--only", nargs="*", default=None, help="run only these sections (for development)")
     args = ap.parse_args(argv)
 
@@ -989,11 +1335,21 @@ def main(argv: list[str] | None = None) -> int:
 
     console = Console(stderr=True)
     g = QUICK if args.quick else FULL
-    b = Bench(g, args.quick, args.out, args.dense_mem_gb * GB,
-              args.dense_time_s if args.dense_time_s is not None else (5.0 if args.quick else 180.0), args.seed)
-    b.data["meta"] = {"quick": args.quick, "argv": sys.argv[1:], "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                                         time.gmtime()),
-                      "grid": g.__dict__, "threads": set_threads(args.threads)}
+    b = Bench(
+        g,
+        args.quick,
+        args.out,
+        args.dense_mem_gb * GB,
+        args.dense_time_s if args.dense_time_s is not None else (5.0 if args.quick else 180.0),
+        args.seed,
+    )
+    b.data["meta"] = {
+        "quick": args.quick,
+        "argv": sys.argv[1:],
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "grid": g.__dict__,
+        "threads": set_threads(args.threads),
+    }
     n_cases = [(*g.n_sweep_MN, n) for n in g.n_sweep]
     D_cases = [(M, N, g.D_sweep_n) for M, N in g.D_sweep]
     sections: list[tuple[str, Callable[[], None]]] = [
@@ -1015,8 +1371,14 @@ def main(argv: list[str] | None = None) -> int:
         keep = set(args.only) | {"machine"}
         sections = [s for s in sections if s[0] in keep]
     t_all = time.perf_counter()
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, transient=False) as prog:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as prog:
         b.log = lambda s: prog.console.log(s)
         task = prog.add_task("bench", total=len(sections))
         for name, fn in sections:
@@ -1039,7 +1401,9 @@ def main(argv: list[str] | None = None) -> int:
     for t in b.targets:
         table.add_row(t["target"], _fmt(t["value"]), f"{t['op']} {t['threshold']} {t['unit']}", t["status"])
     console.print(table)
-    console.print(f"wrote {args.out / 'bench.json'}, {args.out / 'bench.md'} in {b.data['meta']['seconds']:.0f} s")
+    console.print(
+        f"wrote {args.out / 'bench.json'}, {args.out / 'bench.md'} in {b.data['meta']['seconds']:.0f} s"
+    )
     return 1 if b.data.get("errors") else 0
 
 
