@@ -89,12 +89,12 @@ def test_l2_shift_matches_dense_hessian(ctx, experiment):
     n_train = experiment.details["config"]["n_train"]
     cases = [(np.asarray(p["theta"]), p["seed_index"]) for p in experiment.details["points"][:2]]
     rng = np.random.default_rng(7)
-    cases += [(rng.normal(size=D), 0) for _ in range(2)]  # off critical points too: r_i terms matter
+    cases.append((rng.normal(size=D), 0))  # off a critical point too: the r_i terms matter
     for theta, k in cases:
         X, y = training_set(ctx, k, n_train)
         W, b, v, c = theta[:6].reshape(N, M), theta[6:9], theta[9:12], theta[12]
         mom = ce_hessian_moments(W, b, v, c, X, y, "tanh")
-        for l2 in (0.0, 1e-3, 0.3):
+        for l2 in (0.0, 0.3):
             H = hessian(theta, X, y, l2)
             tr, tr2 = l2_shift(mom.trace, mom.trace_sq, D, l2)
             assert abs(tr - np.trace(H)) <= REL * abs(np.trace(H))
