@@ -1,0 +1,221 @@
+"""numerics/kinks.py: canonical forms and exact Lipschitz constants (SPEC §3).
+
+Why the oracles are independent of the code under test:
+
+* Ball: brute force over all 2^m sign patterns, each cell's meeting the open ball decided by an SOCP
+  (cvxpy + Clarabel) — no arrangement recursion, no shared code.
+* Sphere S²: dense sampling of the tangential gradient is only a *lower* bound (asserted as such, plus
+  closeness); disjoint caps are checked against √7-type closed forms computed here by hand from the
+  formula, and the S² arrangement algorithm against the per-cap formula (two separate derivations).
+* S¹: the even cycle is checked against finite differences of f(φ) = Σ α_j max(0, cos(φ − θ_j) − cos a_j)
+  written directly in angles (kinks coincide exactly there), not through the net.
+* Canonical forms: exact SymPy equality and exact evaluation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from numerics import kinks as K
+
+
+def rnet(rng, m, d, bscale=0.5):
+    return (rng.normal(size=(m, d)), bscale * rng.normal(size=m), rng.normal(size=m), rng.normal(size=d), 0.3)
+
+
+def brute_ball(net, R):
+    """max ‖∇f‖ over the cells meeting the open ball: 2^m patterns, SOCP feasibility each."""
+    import cvxpy as cp
+
+    W, b, a, v, _ = net
+    m, d = W.shape
+    x, delta = cp.Variable(d), cp.Variable()
+    S = cp.Parameter(m)
+    prob = cp.Problem(cp.Maximize(delta), [cp.multiply(S, W @ x + b) >= delta * np.linalg.norm(W, axis=1),
+                                           cp.norm(x) <= R - delta, delta <= 1])
+    best = 0.0
+    for bits in itertools.product((0, 1), repeat=m):
+        S.value = 2 * np.array(bits, float) - 1
+        prob.solve(solver=cp.CLARABEL)
+        if prob.status == "optimal" and delta.value > 1e-7:
+            best = max(best, float(np.linalg.norm(v + (np.array(bits) * a) @ W)))
+    return best
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_ball_lipschitz_equals_brute_force(d):
+    rng = np.random.default_rng(10 + d)
+    for _ in range(3):
+        net = rnet(rng, 6, d)
+        L = K.lipschitz(net, K.Ball(d, 1.2))
+        assert L.exact and L.lower == L.upper
+        assert L.upper == pytest.approx(brute_ball(net, 1.2), rel=1e-9)
+
+
+def test_ball_dropping_a_cell_is_detected_by_the_oracle():
+    """The oracle has teeth: a Lipschitz evaluator that drops its best cell disagrees with brute force."""
+    rng = np.random.default_rng(3)
+    net = rnet(rng, 6, 2)
+    cf = K.canonicalize(net, K.Ball(2, 1.2))
+    P = K._cells_ball(np.asarray(cf.U), np.asarray(cf.t), 1.2, K._Num(False))
+    G = cf.v + (P * cf.alpha) @ cf.U
+    n = np.linalg.norm(G, axis=1)
+    dropped = np.delete(n, np.argmax(n)).max()
+    assert dropped < brute_ball(net, 1.2) - 1e-6
+
+
+def _sampled_sphere(cf, rng, n=300000):
+    X = rng.normal(size=(n, cf.U.shape[1]))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    G = K.gradient(cf, X)
+    return float(np.sqrt(np.max(np.sum(G * G, 1) - np.sum(G * X, 1) ** 2)))
+
+
+def test_sphere3_exact_is_above_and_near_dense_sampling():
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        net = rnet(rng, 6, 3)
+        cf = K.canonicalize(net, K.Sphere(3))
+        L = K.lipschitz(cf, K.Sphere(3))
+        s = _sampled_sphere(cf, rng)
+        assert L.exact and s <= L.upper * (1 + 1e-12)
+        assert (L.upper - s) / L.upper < 0.01
+
+
+def test_disjoint_caps_closed_form_equals_arrangement():
+    rng = np.random.default_rng(5)
+    U = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [-1, -1, -1]]) / np.array([[1], [1], [1], [math.sqrt(3)]])
+    for _ in range(5):
+        Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        net = (U @ Q.T, -0.8 * np.ones(4), rng.normal(size=4), 0.4 * rng.normal(size=3), 0.0)
+        cf = K.canonicalize(net, K.Sphere(3))
+        assert K.caps_disjoint(cf)
+        assert K._lip_disjoint_caps(cf).upper == pytest.approx(K._lip_sphere3(cf).upper, rel=1e-12)
+
+
+def test_width_2n_sqrt7_in_d5():
+    """Cross-polytope data, s = 1/4: Lip = √((2−s)/s) = √7, computed here from the formula."""
+    d, s = 5, 0.25
+    Q, _ = np.linalg.qr(np.random.default_rng(6).normal(size=(d, d)))
+    X = np.vstack([Q, -Q])
+    y = np.array([1, -1, 1, 1, -1, 1, -1, -1, 1, 1], float)
+    net = (np.vstack([X, X]), np.r_[-(1 - s) * np.ones(2 * d), -np.ones(2 * d)], np.r_[y / s, -y / s],
+           np.zeros(d), 0.0)
+    L = K.lipschitz(net, K.Sphere(d))
+    assert L.exact and L.upper == pytest.approx(math.sqrt(7), rel=1e-12)
+    assert np.allclose(K.evaluate(net, X), y, atol=1e-12)
+
+
+def test_circle_float_matches_dense_derivative():
+    rng = np.random.default_rng(7)
+    net = rnet(rng, 5, 2)
+    cf = K.canonicalize(net, K.Sphere(2))
+    L = K.lipschitz(cf, K.Sphere(2))
+    phi = np.linspace(0, 2 * np.pi, 2_000_001)
+    f = K.evaluate(net, np.stack([np.cos(phi), np.sin(phi)], 1))
+    fd = np.max(np.abs(np.diff(f) / np.diff(phi)))
+    assert fd <= L.upper * (1 + 1e-9) and (L.upper - fd) / L.upper < 1e-4
+
+
+def test_even_cycle_exact_vs_angle_finite_differences_and_float_warning():
+    th = [0, sp.Rational(1, 20), sp.Rational(1, 25), -sp.Rational(1, 100)]
+    a = [sp.Rational(1, 10), sp.Rational(1, 20), sp.Rational(1, 25), sp.Rational(9, 100)]
+    sg = [1, -1, 1, -1]
+    net = ([[sp.cos(x), sp.sin(x)] for x in th], [-sp.cos(x) for x in a], [s / sp.sin(x) for s, x in zip(sg, a)],
+           [0, 0], 0)
+    L = K.lipschitz(net, K.Sphere(2))
+    thf, af = np.array(th, float), np.array(a, float)
+    al = np.array(sg) / np.sin(af)
+    phi = np.linspace(-0.3, 0.3, 600_001)
+    f = np.maximum(np.cos(phi[:, None] - thf) - np.cos(af), 0) @ al
+    fd = np.max(np.abs(np.diff(f) / np.diff(phi)))
+    assert float(L.upper) == pytest.approx(fd, rel=1e-4)
+    assert float(L.upper) < 0.5  # much smaller than κ/2 with κ = 1
+    with pytest.warns(K.KinkCoincidenceWarning):
+        Lf = K.lipschitz(K.as_float(net), K.Sphere(2))
+    assert Lf.upper > 0.9  # the float net's kinks do not coincide: honest, and warned about
+
+
+def test_canonical_uniqueness_exact_same_plane_flip_and_1e6():
+    R = sp.Rational
+    W = [[R(1), R(2), R(-1)], [R(0), R(1), R(3)], [R(2), R(-1), R(1)]]
+    b, a, v = [R(1, 3), R(-1, 2), R(1, 5)], [R(2), R(-1), R(3, 2)], [R(1), R(0), R(-1)]
+    base = (W, b, a, v, R(1, 7))
+    # same function: split unit 0 over (w, b) and (2w, 2b); flip unit 1 (a ReLU(z) = a ReLU(−z) + a z);
+    # add ±10⁶ on one hyperplane with different scalings
+    W2 = [W[0], [2 * x for x in W[0]], [-x for x in W[1]], W[2], [5 * x for x in W[2]]]
+    b2 = [b[0], 2 * b[0], -b[1], b[2], 5 * b[2]]
+    a2 = [a[0] / 2, a[0] / 4, a[1], a[2] + 10**6, -R(10**6, 5)]
+    v2 = [vi + a[1] * wi for vi, wi in zip(v, W[1])]
+    other = (W2, b2, a2, v2, R(1, 7) + a[1] * b[1])
+    for dom in (K.Ball(3, R(3, 2)), K.Sphere(3)):
+        c1, c2 = K.canonicalize(base, dom), K.canonicalize(other, dom)
+        assert c1.m == 3 and c1.equals(c2)
+        assert all(t >= 0 for t in c1.t)
+
+
+def test_k_piece_activation_gives_at_most_k_minus_1_kinks_per_unit():
+    rng = np.random.default_rng(8)
+    net = rnet(rng, 5, 3, bscale=0.3)
+    ht = K.PiecewiseLinear((-0.5, 0.5), (0.0, 1.0, 0.0), -0.5)  # clip(z, −0.5, 0.5)
+    cf = K.canonicalize(net, K.Ball(3, 1.0), activation=ht)
+    assert cf.m <= 2 * 5
+    X = rng.normal(size=(200, 3)) * 0.5
+    W, b, a, v, c = net
+    ref = np.clip(X @ W.T + b, -0.5, 0.5) @ a + X @ v + c
+    assert np.allclose(K.evaluate(cf, X), ref, atol=1e-12)
+
+
+def test_bracket_contains_the_exact_value():
+    rng = np.random.default_rng(9)
+    for dom in (K.Sphere(3), K.Ball(3, 1.0)):
+        net = rnet(rng, 8, 3)
+        cf = K.canonicalize(net, dom)
+        ex = K.lipschitz(cf, dom)
+        br = K._bracket(cf, dom, 20000, 0)
+        assert not br.exact and br.lower <= ex.upper * (1 + 1e-12) and br.upper >= ex.upper
+
+
+@pytest.mark.parametrize("domain", [K.Ball(3, 1.0), K.Sphere(3)])
+def test_64_units_in_d3_take_seconds(domain):
+    rng = np.random.default_rng(11)
+    net = rnet(rng, 64, 3)
+    t0 = time.perf_counter()
+    L = K.lipschitz(net, domain)
+    assert L.exact and time.perf_counter() - t0 < 20.0
+
+
+@pytest.mark.parametrize("bad, msg", [
+    ((np.ones((2, 3)), np.ones(3), np.ones(2), np.ones(3), 0.0), "b has shape"),
+    ((np.ones((2, 3)), np.ones(2), np.ones(2), np.ones(3), np.nan), "NaN"),
+    ((np.full((2, 3), np.inf), np.ones(2), np.ones(2), np.ones(3), 0.0), "NaN or inf"),
+    ((np.ones((2, 3)) * 1j, np.ones(2), np.ones(2), np.ones(3), 0.0), "dtype"),
+    ((np.ones((2, 3)), np.ones(2), np.ones(2), np.ones(3)), "5-tuple"),
+    ((np.ones((2, 4)), np.ones(2), np.ones(2), np.ones(4), 0.0), "dimension"),
+    (([[sp.Symbol("w"), 1, 1]], [0], [1], [0, 0, 0], 0), "free symbols"),
+    ((np.array([["a", "b", "c"]]), np.ones(1), np.ones(1), np.ones(3), 0.0), "dtype"),
+])
+def test_bad_input_is_a_value_error_naming_the_problem(bad, msg):
+    with pytest.raises(ValueError, match=msg):
+        K.lipschitz(bad, K.Sphere(3))
+
+
+@pytest.mark.parametrize("make", [lambda: K.Sphere(1), lambda: K.Ball(3, -1.0), lambda: K.Ball(0, 1.0),
+                                  lambda: K.Ball(2, float("nan"))])
+def test_bad_domains(make):
+    with pytest.raises(ValueError):
+        make()
+
+
+def test_float_input_warns_only_when_kinks_nearly_coincide():
+    rng = np.random.default_rng(12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        K.lipschitz(rnet(rng, 5, 2), K.Sphere(2))
