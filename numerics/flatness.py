@@ -412,7 +412,7 @@ def flatness_trace(a, Theta, X, y, activation) -> float:
     return trace_parts(a, Theta, X, y, activation).total
 
 
-def upsilon(a, Theta, X, activation) -> float:
+def upsilon(a, Theta, X, activation, *, _neuron=_d.upsilon_neuron) -> float:
     r"""Υ(w) = K_c Σ_j A_j^{1/(c+1)} B_j^{c/(c+1)} |a_j|^p: the trace at an interpolator, minimised over rescalings.
 
     Example:
@@ -423,7 +423,7 @@ def upsilon(a, Theta, X, activation) -> float:
     act = get_activation(activation)
     A_, B_ = neuron_moments(Theta, X, act)
     a_ = _inputs(a=a, Theta=Theta)["a"]
-    return float(np.sum(_d.upsilon_neuron(A_, B_, np.abs(a_), act.c)))
+    return float(np.sum(_neuron(A_, B_, np.abs(a_), act.c)))
 
 
 def optimal_rescaling(a, Theta, X, activation) -> np.ndarray:
@@ -487,14 +487,14 @@ def flatness_trace_mp(a, Theta, X, y, activation, dps: int = 50):
         return +(gn + res)
 
 
-def upsilon_mp(a, Theta, X, activation, dps: int = 50):
-    """:func:`upsilon` in mpmath at ``dps`` digits."""
+def upsilon_mp(a, Theta, X, activation, dps: int = 50, *, _neuron=_d.upsilon_neuron):
+    """:func:`upsilon` in mpmath at ``dps`` digits. (``_neuron``: the per-neuron closed form, injectable.)"""
     act = get_activation(activation)
     v = _mp_data(a, Theta, X)
     with mpmath.workdps(dps):
         A_, B_, _, _ = _mp_moments(act, v["Theta"], v["X"])
         cc = mpmath.mpf(act.c)
-        return mpmath.fsum(_d.upsilon_neuron(A_[j], B_[j], abs(v["a"][j]), cc, _m=MP) for j in range(len(A_)))
+        return mpmath.fsum(_neuron(A_[j], B_[j], abs(v["a"][j]), cc, _m=MP) for j in range(len(A_)))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -859,19 +859,20 @@ def _e_mono_mono(i, j, s1, s2, rho, _m):
 
 
 def _e_hom_mono(act, j, s1, s2, rho, _m):
-    cc = act.c if _m is NP else mpmath.mpf(act.c)
-    return sum(w * s1**cc * (act.plus + act.minus * (-1) ** k) * _d.half_moment(cc + k, _m=_m)
+    cc, cp, cm = (act.c, act.plus, act.minus) if _m is NP else map(mpmath.mpf, (act.c, act.plus, act.minus))
+    return sum(w * s1**cc * (cp + cm * (-1) ** k) * _d.half_moment(cc + k, _m=_m)
                for k, w in _cond(j, rho, s2, _m))
 
 
 def _e_hom_hom(h1, h2, s1, s2, rho, _m):
     kern = {1: _d.relu_kernel_1, 2: _d.relu_kernel_2}[int(h1.c)]
     tot = 0
+    num = (lambda x: x) if _m is NP else mpmath.mpf  # float coefficients enter exactly in mpmath
     for e1, c1 in ((1, h1.plus), (-1, h1.minus)):
         for e2, c2 in ((1, h2.plus), (-1, h2.minus)):
             if c1 == 0 or c2 == 0:
                 continue
-            tot = tot + c1 * c2 * kern(_m.arccos(_m.clip(e1 * e2 * rho)), _m=_m)
+            tot = tot + num(c1) * num(c2) * kern(_m.arccos(_m.clip(e1 * e2 * rho)), _m=_m)
     return tot * (s1 * s2) ** int(h1.c)
 
 
@@ -896,13 +897,14 @@ def _exact_ok(k1, k2) -> bool:
 
 def _pair_exact(k1, k2, s1, s2, rho, _m):
     """E[g1(z1) g2(z2)] for Var z_i = s_i², Corr = ρ, by Gaussian moments and arc-cosine kernels."""
+    num = (lambda x: x) if _m is NP else mpmath.mpf
     if k1[0] == "poly" and k2[0] == "poly":
-        return sum(ai * bj * _e_mono_mono(i, j, s1, s2, rho, _m)
+        return sum(num(ai) * num(bj) * _e_mono_mono(i, j, s1, s2, rho, _m)
                    for i, ai in enumerate(k1[1]) if ai for j, bj in enumerate(k2[1]) if bj)
     if k1[0] == "poly":
         k1, k2, s1, s2 = k2, k1, s2, s1
     if k2[0] == "poly":
-        return sum(bj * _e_hom_mono(k1[1], j, s1, s2, rho, _m) for j, bj in enumerate(k2[1]) if bj)
+        return sum(num(bj) * _e_hom_mono(k1[1], j, s1, s2, rho, _m) for j, bj in enumerate(k2[1]) if bj)
     return _e_hom_hom(k1[1], k2[1], s1, s2, rho, _m)
 
 
@@ -1041,10 +1043,11 @@ def population_loss(a, Theta, target: Target, noise: float = 0.0, activation="re
         raise ValueError(f"Theta has d = {Th.shape[1]} but the target has d = {target.d}")
     if not (math.isfinite(float(noise)) and noise >= 0):
         raise ValueError(f"noise must be a finite standard deviation >= 0, got {noise}")
-    G = _gram(act, Th, act, Th, dps)
-    cross = [(rg.coef, _gram(act, Th, rg.link, rg.v[None, :], dps)) for rg in target.ridges]
-    ff = [[rg.coef * rh.coef * _gram(rg.link, rg.v[None, :], rh.link, rh.v[None, :], dps)[0, 0]
-           for rh in target.ridges] for rg in target.ridges]
+    with mpmath.workdps(dps or mpmath.mp.dps):  # products below stay at the working precision
+        G = _gram(act, Th, act, Th, dps)
+        cross = [(rg.coef, _gram(act, Th, rg.link, rg.v[None, :], dps)) for rg in target.ridges]
+        ff = [[rg.coef * rh.coef * _gram(rg.link, rg.v[None, :], rh.link, rh.v[None, :], dps)[0, 0]
+               for rh in target.ridges] for rg in target.ridges]
     if dps is None:
         Eh2 = float(a_ @ G @ a_)
         Ehf = sum(cf * float(a_ @ np.asarray(C, dtype=float)[:, 0]) for cf, C in cross)

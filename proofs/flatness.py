@@ -195,7 +195,7 @@ def trace_case(family: str, n: int, d: int, m: int, cc: sp.Expr | None = None) -
     return TraceCase(family, n, d, m, general, interpolating, len(params), time.perf_counter() - t0)
 
 
-TRACE_SIZES = ((1, 1, 1), (2, 1, 2), (1, 2, 2), (2, 2, 2), (3, 2, 2), (2, 3, 2))
+TRACE_SIZES = ((1, 1, 1), (2, 1, 2), (1, 2, 2), (2, 2, 2))
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,0 +1,197 @@
+"""Independent references for the flat.* claims: none of them uses the closed forms under test.
+
+* :func:`exact_hessian_trace`: ``sympy.hessian`` of F_S built from its definition with exact dyadic
+  rational data (so the same numbers are exact float64 inputs for the closed form), on the activation
+  pattern that the data actually realise. Integer degrees give an exact rational.
+* :func:`torch_hessian_trace` / :func:`torch_network`: a dense ``torch.func.hessian`` of F_S in float64.
+* :func:`mp_min_rescaled_trace`: the minimum over λ > 0 of λ^{2c}A + λ^{-2}a²B by mpmath root finding on
+  the derivative (no closed form for λ or Υ).
+* :func:`polar_pair_expectation`: E[g1(v1·x) g2(v2·x)] for sums of positively homogeneous pieces, by
+  the radial Gamma integral times an mpmath angular quadrature split at the kinks (a different route from
+  the moment / arc-cosine formulas of ``numerics.flatness``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from numerics.flatness import Activation, get_activation
+
+# ---------------------------------------------------------------------------------------------------
+# exact Hessian trace
+
+
+def dyadic(rng: np.random.Generator, shape, scale: int = 16, lo: int = -24, hi: int = 24) -> np.ndarray:
+    """Random k/scale (exact in float64 and in SymPy)."""
+    return rng.integers(lo, hi + 1, size=shape) / scale
+
+
+def _sp(x: float) -> sp.Rational:
+    return sp.Rational(Fraction(float(x)))
+
+
+def _sym_sigma(act: Activation, sign: int, u: sp.Expr) -> sp.Expr:
+    cc = sp.nsimplify(act.c)
+    coef = _sp(act.plus) if sign > 0 else _sp(act.minus)
+    return coef * ((sign * u) ** cc)  # on the branch, sign*u > 0
+
+
+def exact_hessian_trace(a, Theta, X, y, activation, digits: int = 60):
+    """trace(sympy.hessian(F_S)) at exact rational data; returns an mpmath number at ``digits``."""
+    act = get_activation(activation)
+    n, d = X.shape
+    m = Theta.shape[0]
+    th = sp.Matrix(m, d, lambda j, k: sp.Symbol(f"t{j}_{k}", real=True))
+    av = sp.symbols(f"a0:{m}", real=True)
+    Xs = [[_sp(v) for v in row] for row in X]
+    subs = {av[j]: _sp(a[j]) for j in range(m)}
+    subs.update({th[j, k]: _sp(Theta[j, k]) for j in range(m) for k in range(d)})
+    resid = []
+    for i in range(n):
+        hi = 0
+        for j in range(m):
+            z = sum(th[j, k] * Xs[i][k] for k in range(d))
+            zval = z.subs(subs)
+            if zval == 0:
+                raise ValueError("a pre-activation is exactly 0: the pattern is ambiguous")
+            hi += av[j] * _sym_sigma(act, 1 if zval > 0 else -1, z)
+        resid.append(hi - _sp(y[i]))
+    F = sum(r**2 for r in resid) / (2 * n)
+    params = list(av) + list(th)
+    tr = sp.hessian(F, params).trace().subs(subs)
+    with mpmath.workdps(digits):
+        return mpmath.mpf(sp.N(tr, digits + 10))
+
+
+# ---------------------------------------------------------------------------------------------------
+# torch
+
+
+def _torch_sigma(act: Activation, z):
+    import torch
+
+    pos = torch.where(z > 0, z, torch.zeros_like(z))
+    neg = torch.where(z < 0, -z, torch.zeros_like(z))
+    return act.plus * pos**act.c + act.minus * neg**act.c
+
+
+def torch_network(a, Theta, X, activation):
+    import torch
+
+    act = get_activation(activation)
+    Z = torch.as_tensor(X, dtype=torch.float64) @ torch.as_tensor(Theta, dtype=torch.float64).T
+    return (_torch_sigma(act, Z) @ torch.as_tensor(a, dtype=torch.float64)).numpy()
+
+
+def torch_hessian_trace(a, Theta, X, y, activation) -> float:
+    """Trace of the dense torch.func.hessian of F_S with respect to (a, vec Theta), float64."""
+    import torch
+    from torch.func import hessian
+
+    act = get_activation(activation)
+    m, d = Theta.shape
+    Xt = torch.as_tensor(X, dtype=torch.float64)
+    yt = torch.as_tensor(y, dtype=torch.float64)
+
+    def F(w):
+        aa, th = w[:m], w[m:].reshape(m, d)
+        h = _torch_sigma(act, Xt @ th.T) @ aa
+        return 0.5 * torch.mean((h - yt) ** 2)
+
+    w0 = torch.cat([torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(Theta, dtype=torch.float64).ravel()])
+    return float(torch.trace(hessian(F)(w0)))
+
+
+def torch_sigma_prime(activation, t):
+    """σ′(t) by autograd."""
+    import torch
+
+    act = get_activation(activation)
+    tt = torch.as_tensor(t, dtype=torch.float64).clone().requires_grad_(True)
+    (g,) = torch.autograd.grad(_torch_sigma(act, tt).sum(), tt)
+    return g.numpy()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Upsilon by numerical minimisation
+
+
+def mp_min_rescaled_trace(A, B, a2, c, dps: int = 50):
+    """min_{λ>0} λ^{2c}A + λ^{-2} a²B by mpmath root finding on d/d(log λ) (no closed form used)."""
+    with mpmath.workdps(dps + 10):
+        A, B, a2, c = (mpmath.mpf(x) for x in (A, B, a2, c))
+        f = lambda L: mpmath.exp(2 * c * L) * A + mpmath.exp(-2 * L) * a2 * B  # L = log λ
+        df = lambda L: 2 * c * mpmath.exp(2 * c * L) * A - 2 * mpmath.exp(-2 * L) * a2 * B
+        lo, hi = mpmath.mpf(-60), mpmath.mpf(60)
+        for _ in range(400):  # bisection: df is increasing in L
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if df(mid) < 0 else (lo, mid)
+        L = mpmath.findroot(df, (lo + hi) / 2)
+        return f(L), mpmath.exp(L)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Gaussian expectations in polar coordinates
+
+
+def pieces(g) -> list[tuple[float, float, float]]:
+    """(degree, coef_plus, coef_minus) with g(t) = Σ coef_plus t_+^deg + coef_minus t_-^deg."""
+    if isinstance(g, Activation):
+        return [(g.c, g.plus, g.minus)]
+    if g.poly is not None:
+        return [(float(k), float(cf), float(cf) * (-1) ** k) for k, cf in enumerate(g.poly) if cf]
+    if g.hom is not None:
+        return [(g.hom.c, g.hom.plus, g.hom.minus)]
+    raise ValueError(f"{g.name}: not a sum of homogeneous pieces")
+
+
+def polar_pair_expectation(g1, v1, g2, v2, dps: int = 50):
+    """E[g1(v1·x) g2(v2·x)], x ~ N(0, I): ∫ r^{e+1} e^{-r²/2} dr / (2π) × ∫ angular, per pair of pieces."""
+    with mpmath.workdps(dps + 10):
+        V1 = [mpmath.mpf(float(x)) for x in v1]
+        V2 = [mpmath.mpf(float(x)) for x in v2]
+        s1 = mpmath.sqrt(mpmath.fsum(x * x for x in V1))
+        s2 = mpmath.sqrt(mpmath.fsum(x * x for x in V2))
+        cosphi = max(-1, min(1, mpmath.fsum(x * y for x, y in zip(V1, V2, strict=True)) / (s1 * s2)))
+        phi = mpmath.acos(cosphi)
+        # in the plane of v1, v2: v1 = s1 e_0, v2 = s2 (cos phi, sin phi); kinks where cos ψ or cos(ψ−φ) = 0
+        two_pi = 2 * mpmath.pi
+        pts = sorted({mpmath.mpf(0), two_pi, mpmath.pi / 2, 3 * mpmath.pi / 2,
+                      (phi + mpmath.pi / 2) % two_pi, (phi + 3 * mpmath.pi / 2) % two_pi})
+        total = mpmath.mpf(0)
+
+        def piece(t, deg, cp, cm):
+            if t > 0:
+                return cp * t**deg
+            if t < 0:
+                return cm * (-t) ** deg
+            return mpmath.mpf(cp if deg == 0 else 0)
+
+        for d1, p1, m1 in pieces(g1):
+            for d2, p2, m2 in pieces(g2):
+                e = mpmath.mpf(d1) + mpmath.mpf(d2)
+                radial = 2 ** (e / 2) * mpmath.gamma(e / 2 + 1)
+                ang = mpmath.quad(lambda ps, d1=d1, p1=p1, m1=m1, d2=d2, p2=p2, m2=m2:
+                                  piece(s1 * mpmath.cos(ps), d1, p1, m1)
+                                  * piece(s2 * mpmath.cos(ps - phi), d2, p2, m2), pts)
+                total += radial * ang / (2 * mpmath.pi)
+        return +total
+
+
+def polar_population_loss(a, Theta, target, activation, noise: float = 0.0, dps: int = 50):
+    """½E[(h − f* − ξ)²] assembled from :func:`polar_pair_expectation` (reference for flat.population P)."""
+    act = get_activation(activation)
+    with mpmath.workdps(dps + 10):
+        am = [mpmath.mpf(float(x)) for x in a]
+        m = len(am)
+        Eh2 = mpmath.fsum(am[i] * am[j] * polar_pair_expectation(act, Theta[i], act, Theta[j], dps)
+                          for i in range(m) for j in range(m))
+        Ehf = mpmath.fsum(rg.coef * am[i] * polar_pair_expectation(act, Theta[i], rg.link, rg.v, dps)
+                          for rg in target.ridges for i in range(m))
+        Ef2 = mpmath.fsum(rg.coef * rh.coef * polar_pair_expectation(rg.link, rg.v, rh.link, rh.v, dps)
+                          for rg in target.ridges for rh in target.ridges)
+        return (Eh2 - 2 * Ehf + Ef2 + mpmath.mpf(float(noise)) ** 2) / 2
