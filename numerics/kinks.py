@@ -420,6 +420,8 @@ def _canon_exact(units, v, c, domain):
     items = []
     for w, b, a in units:
         r2 = sp.expand(sum(x * x for x in w))
+        for fs in r2.atoms(sp.sin):  # cos²θ + sin²θ = 1 for units written as (cos θ, sin θ)
+            r2 = sp.expand(r2.subs(fs**2, 1 - sp.cos(fs.args[0]) ** 2))
         if r2 == 0:
             c = c + a * sp.Max(b, 0)
             continue
@@ -452,13 +454,12 @@ def _canon_exact(units, v, c, domain):
             groups.append([u, t, al])
     rows = []
     for u, t, al in groups:
-        al = al if al.is_Rational else sp.radsimp(sp.simplify(al))
-        if al == 0:
+        if al == 0 or (not al.is_Rational and _num_eq(al, 0, 45) and sp.simplify(al) == 0):
             continue
         rows.append(([float(t), *(float(x) for x in u)], u, t, al))
     rows.sort(key=lambda r: r[0])
-    v = [sp.radsimp(sp.simplify(x)) for x in v]
-    c = sp.radsimp(sp.simplify(c))
+    v = [x if x.is_Rational else sp.radsimp(x) for x in v]
+    c = c if c.is_Rational else sp.radsimp(c)
     return Canonical(tuple(r[3] for r in rows), tuple(tuple(r[1]) for r in rows), tuple(r[2] for r in rows),
                      tuple(v), c, domain, True)
 
@@ -717,13 +718,14 @@ def _lip_circle(cf: Canonical) -> Lipschitz:
         two_pi = 2 * sp.pi
         kinks = []
         for j in range(m):
-            th = sp.simplify(sp.atan2(cf.U[j][1], cf.U[j][0]))
-            a = sp.simplify(sp.acos(cf.t[j]))
+            th = _exact_angle(cf.U[j][0], cf.U[j][1])
+            a = sp.acos(cf.t[j])
+            if isinstance(a, sp.acos):
+                a = sp.simplify(a)
             for s in (1, -1):
                 phi = th + s * a
-                # reduce into [0, 2π)
-                k = sp.floor(sp.N(phi / two_pi, 60))
-                kinks.append(sp.simplify(phi - k * two_pi))
+                k = sp.floor(sp.N(phi / two_pi, 60))  # reduce into [0, 2π)
+                kinks.append(phi - k * two_pi)
         uniq: list = []
         for phi in sorted(kinks, key=lambda z: sp.N(z, 60)):
             if uniq and _num_eq(phi, uniq[-1], 45):
@@ -734,28 +736,32 @@ def _lip_circle(cf: Canonical) -> Lipschitz:
         fl = lambda z: mpmath.mpf(sp.N(z, MP_DPS + 10))  # noqa: E731
         angles = [fl(z) for z in uniq]
         best, best_expr, cells = mpmath.mpf(-1), None, 0
+        Uf, tf = [[fl(z) for z in row] for row in cf.U], [fl(z) for z in cf.t]
+        Af, vf = [fl(z) for z in cf.alpha], [fl(z) for z in cf.v]
         arcs = [(uniq[i], uniq[(i + 1) % len(uniq)] + (two_pi if i == len(uniq) - 1 else 0))
                 for i in range(len(uniq))] if uniq else [(sp.Integer(0), two_pi)]
         for lo, hi in arcs:
             cells += 1
             mid = (fl(lo) + fl(hi)) / 2
             xm = (mpmath.cos(mid), mpmath.sin(mid))
-            on = [fl(cf.U[j][0]) * xm[0] + fl(cf.U[j][1]) * xm[1] - fl(cf.t[j]) > 0 for j in range(m)]
+            on = [Uf[j][0] * xm[0] + Uf[j][1] * xm[1] - tf[j] > 0 for j in range(m)]
             g = [cf.v[k] + sum(cf.alpha[j] * cf.U[j][k] for j in range(m) if on[j]) for k in range(2)]
-            cands = [sp.Abs(-g[0] * sp.sin(e) + g[1] * sp.cos(e)) for e in (lo, hi)]
-            gn = sp.sqrt(g[0] ** 2 + g[1] ** 2)
-            gf = (fl(g[0]), fl(g[1]))
+            gf = (sum((Af[j] * Uf[j][0] for j in range(m) if on[j]), vf[0]),
+                  sum((Af[j] * Uf[j][1] for j in range(m) if on[j]), vf[1]))
+            cands = []  # (modulus at 50 digits, exact signed expression)
+            for e in (lo, hi):
+                ef = fl(e)
+                cands.append((-gf[0] * mpmath.sin(ef) + gf[1] * mpmath.cos(ef), -g[0] * sp.sin(e) + g[1] * sp.cos(e)))
             if gf != (0, 0):
                 psi = mpmath.atan2(gf[1], gf[0])
                 for star in (psi + mpmath.pi / 2, psi - mpmath.pi / 2):
                     kk = mpmath.floor((star - fl(lo)) / (2 * mpmath.pi))
                     star = star - kk * 2 * mpmath.pi
                     if fl(lo) < star < fl(hi):
-                        cands.append(gn)
-            for e in cands:
-                val = fl(e)
-                if val > best:
-                    best, best_expr = val, e
+                        cands.append((mpmath.sqrt(gf[0] ** 2 + gf[1] ** 2), sp.sqrt(g[0] ** 2 + g[1] ** 2)))
+            for val, e in cands:
+                if abs(val) > best:
+                    best, best_expr = abs(val), (e if val >= 0 else -e)
         del angles
         return Lipschitz(best, best, f"exact: {cells} arcs between exact kink angles on S¹", True,
                          best_expr, cells, 0.0, {})
@@ -789,6 +795,15 @@ def _lip_circle(cf: Canonical) -> Lipschitz:
         inside = (star > lo) & (star < hi) & (gn > 0)
         vals = np.where(inside, gn, vals)
     return _res(float(np.max(vals)), f"exact: {len(lo)} arcs between kink angles on S¹ (float64)", len(lo))
+
+
+def _exact_angle(c, s):
+    """atan2(s, c) for an exact unit vector; (±cos q, ±sin q) gives q (+π) without simplify."""
+    for sign, shift in ((1, 0), (-1, sp.pi)):
+        cc, ss = sign * c, sign * s
+        if isinstance(cc, sp.cos) and isinstance(ss, sp.sin) and cc.args[0] == ss.args[0]:
+            return cc.args[0] + shift
+    return sp.simplify(sp.atan2(s, c))
 
 
 # --- sphere, disjoint caps -----------------------------------------------------------------------------
