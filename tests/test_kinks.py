@@ -128,8 +128,8 @@ def test_even_cycle_exact_vs_angle_finite_differences_and_float_warning():
     th = [0, sp.Rational(1, 20), sp.Rational(1, 25), -sp.Rational(1, 100)]
     a = [sp.Rational(1, 10), sp.Rational(1, 20), sp.Rational(1, 25), sp.Rational(9, 100)]
     sg = [1, -1, 1, -1]
-    net = ([[sp.cos(x), sp.sin(x)] for x in th], [-sp.cos(x) for x in a], [s / sp.sin(x) for s, x in zip(sg, a, strict=True)],
-           [0, 0], 0)
+    alpha = [s / sp.sin(x) for s, x in zip(sg, a, strict=True)]
+    net = ([[sp.cos(x), sp.sin(x)] for x in th], [-sp.cos(x) for x in a], alpha, [0, 0], 0)
     L = K.lipschitz(net, K.Sphere(2))
     thf, af = np.array(th, float), np.array(a, float)
     al = np.array(sg) / np.sin(af)
