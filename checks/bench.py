@@ -758,7 +758,7 @@ class Bench:
                 row = {"activation": act, "n": n, "m": m, "d": g.flat_d}
                 if last is not None and last[2] > 2.0:  # extrapolate ∝ n·m from the previous size
                     est = last[2] * (n * m) / (last[0] * last[1])
-                    if est > (60 if self.quick else 600):
+                    if est > (60 if self.quick else 300):
                         row.update(
                             skipped=True, reason=f"extrapolated {est:.0f} s from ({last[0]}, {last[1]})"
                         )
