@@ -73,7 +73,7 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["Ball", "Sphere", "PiecewiseLinear", "RELU", "Canonical", "Lipschitz", "canonicalize",
-           "lipschitz", "evaluate", "gradient", "as_float", "as_exact", "KinkCoincidenceWarning", "caps_disjoint"]
+           "lipschitz", "evaluate", "gradient", "as_float", "as_exact", "rigidity", "Rigidity", "KinkCoincidenceWarning", "caps_disjoint"]
 
 MP_DPS = 50
 TOL_FLOAT = 1e-9  # combinatorial decisions (on a hyperplane / same point) in float64
@@ -625,6 +625,33 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
 
 def _res(value, method, cells=None, exact_value=None, argmax=None):
     return Lipschitz(value, value, method, True, exact_value, cells, 0.0, argmax or {})
+
+
+@dataclass(frozen=True)
+class Rigidity:
+    """Kink sizes w_j (|α_j| on a ball, |α_j|√(1 − t_j²) on a sphere) against 2·Lip."""
+
+    weights: Any
+    lipschitz: Lipschitz
+    ratio: float  # max_j w_j / (2 Lip.upper); the rigidity bound says ≤ 1 (certified when Lip is exact)
+
+    @property
+    def holds(self) -> bool:
+        return self.ratio <= 1
+
+
+def rigidity(net, domain, *, activation: PiecewiseLinear = RELU) -> Rigidity:
+    """The rigidity ratio max_j w_j / (2 Lip) of SPEC §3 (needs d ≥ 3 on the sphere: it fails on S¹)."""
+    _check_domain(domain)
+    if isinstance(domain, Sphere) and domain.d < 3:
+        raise ValueError("rigidity on the sphere needs d >= 3 (on S^1 it fails: see rob.circle)")
+    cf = net if isinstance(net, Canonical) else canonicalize(net, domain, activation=activation)
+    L = lipschitz(cf, domain)
+    w = cf.tangential_jumps() if isinstance(domain, Sphere) else (
+        [abs(a) for a in cf.alpha] if cf.exact else np.abs(cf.alpha))
+    top = max((float(x) for x in w), default=0.0)
+    up = float(L.upper)
+    return Rigidity(w, L, top / (2 * up) if up > 0 else (math.inf if top > 0 else 0.0))
 
 
 # --- ball: recursion over facets ------------------------------------------------------------------

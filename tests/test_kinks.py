@@ -219,3 +219,12 @@ def test_float_input_warns_only_when_kinks_nearly_coincide():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         K.lipschitz(rnet(rng, 5, 2), K.Sphere(2))
+
+
+def test_rigidity_needs_d3_on_the_sphere_and_holds_on_random_nets():
+    rng = np.random.default_rng(13)
+    with pytest.raises(ValueError, match="d >= 3"):
+        K.rigidity(rnet(rng, 3, 2), K.Sphere(2))
+    for dom in (K.Sphere(3), K.Ball(3, 1.0), K.Ball(2, 2.0)):
+        r = K.rigidity(rnet(rng, 7, dom.d), dom)
+        assert r.lipschitz.exact and 0 < r.ratio <= 1
