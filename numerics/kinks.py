@@ -73,7 +73,8 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["Ball", "Sphere", "PiecewiseLinear", "RELU", "Canonical", "Lipschitz", "canonicalize",
-           "lipschitz", "evaluate", "gradient", "as_float", "as_exact", "rigidity", "Rigidity", "KinkCoincidenceWarning", "caps_disjoint"]
+           "lipschitz", "evaluate", "gradient", "as_float", "as_exact",
+           "rigidity", "Rigidity", "KinkCoincidenceWarning", "caps_disjoint"]
 
 MP_DPS = 50
 TOL_FLOAT = 1e-9  # combinatorial decisions (on a hyperplane / same point) in float64
