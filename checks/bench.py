@@ -1231,7 +1231,7 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
     if h:
         md += [
             "",
-            "## Roofline (D ≈ 2000, n = 2000)",
+            f"## Roofline (D = {h['D']}, n = {h['n']})",
             "",
             f"Counted from the code: {h['gflop']:.2f} GFLOP of GEMMs and {h['gbytes']:.2f} GB of block-sized "
             f"elementwise traffic. At the measured rates that is {h['roofline_flop_s']:.3g} s + "
@@ -1404,7 +1404,14 @@ def main(argv: list[str] | None = None) -> int:
         help="BLAS and torch threads for every contender (default: all cores)",
     )
     ap.add_argument("--only", nargs="*", default=None, help="run only these sections (for development)")
+    ap.add_argument("--render-only", action="store_true", help="rewrite bench.md and plots from bench.json")
     args = ap.parse_args(argv)
+    if args.render_only:
+        payload = json.loads((args.out / "bench.json").read_text())
+        targets = payload.pop("targets")
+        payload["figures"] = plots(args.out, payload)
+        write_report(args.out, payload, targets)
+        return 0
 
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
