@@ -108,7 +108,7 @@ def symmetry_property() -> Property:
         if not mp:
             a2, Th2 = nf.rescale(case.a, case.Theta, case.lam, case.act)
             h, h2 = nf.network(case.a, case.Theta, case.X, case.act), nf.network(a2, Th2, case.X, case.act)
-            scale = 1 + float(np.abs(spec(case.X @ case.Theta.T)) @ np.abs(case.a))
+            scale = 1 + float(np.sum(np.abs(spec(case.X @ case.Theta.T)) @ np.abs(case.a)))
             t = (case.X @ case.Theta.T).ravel()
             dd = [np.max(np.abs(spec.d1(L * t) - L ** (spec.c - 1) * spec.d1(t)) / (1 + np.abs(spec.d1(t)) * L **
                                                                                     (spec.c - 1)), initial=0.0)
@@ -172,24 +172,31 @@ def upsilon_attained_property(neuron_fn=derived.upsilon_neuron) -> Property:
     ups_mp = functools.partial(nf.upsilon_mp, _neuron=neuron_fn)
 
     def opt_point(case):
-        lam = nf.optimal_rescaling(case.a, case.Theta, case.X, case.act)
-        if not np.all(np.isfinite(lam) & (lam > 0)) or np.any(lam > 1e30) or np.any(lam < 1e-30):
-            raise NotApplicable  # a_j = 0 or a dead neuron: the infimum is not attained
-        return nf.rescale(case.a, case.Theta, lam, case.act)
+        """(a, Theta) without the a_j = 0 neurons (their infimum, λ → 0, is not attained) and w at λ_opt."""
+        keep = case.a != 0
+        if not np.any(keep):
+            raise NotApplicable
+        a, Th = case.a[keep], case.Theta[keep]
+        A_, B_ = nf.neuron_moments(Th, case.X, case.act)
+        lam = nf.optimal_rescaling(a, Th, case.X, case.act)
+        lam = np.where((A_ == 0) & (B_ == 0), 1.0, lam)  # a neuron dead on all samples contributes 0 anyway
+        if not np.all(np.isfinite(lam) & (lam > 1e-30) & (lam < 1e30)):
+            raise NotApplicable
+        return a, Th, *nf.rescale(a, Th, lam, case.act)
 
     def screen(case):
-        a2, Th2 = opt_point(case)
+        a, Th, a2, Th2 = opt_point(case)
         y = nf.network(a2, Th2, case.X, case.act)
         if _singular(case, Th2):
             raise NotApplicable
         T = nf.flatness_trace(a2, Th2, case.X, y, case.act)
-        return abs(ups(case.a, case.Theta, case.X, case.act) - T) / (1 + abs(T)) - ROUNDED_TOL
+        return abs(ups(a, Th, case.X, case.act) - T) / (1 + abs(T)) - ROUNDED_TOL
 
     def confirm(case):
-        a2, Th2 = opt_point(case)
+        a, Th, a2, Th2 = opt_point(case)
         with mpmath.workdps(TOL["confirm_dps"]):
             T = _gn_mp(a2, Th2, case.X, case.act)
-            U = ups_mp(case.a, case.Theta, case.X, case.act, dps=TOL["confirm_dps"])
+            U = ups_mp(a, Th, case.X, case.act, dps=TOL["confirm_dps"])
             return float(abs(U - T) / (1 + abs(T)) - ROUNDED_TOL)
 
     return Property("flat.upsilon/attained", flat_nets(), screen, confirm, FlatCase.to_json,
