@@ -560,6 +560,7 @@ def _(ctx: Context) -> Outcome:
         exact_ratio = 1 / (2 * mpmath.mpf(L.upper))
     family, slope = _ratio_family((100, 10) if ctx.quick else (100, 10, 1))
     ratio_txt = (f"{float(exact_ratio):.3f} with kinks ≥ {SEP_MIN} rad apart" if exact_ratio is not None else "n/a")
+    fig = _circle_figure(ctx, family, exact_ratio)
     ok = r2.found and not r3.found and not any(r.found for r in rs)
     return Outcome(ok, {"d2_found": r2.found, "d2_margin": r2.counterexample_margin, "d2_examples": r2.examples,
                         "d3_found": r3.found or any(r.found for r in rs),
@@ -574,7 +575,41 @@ def _(ctx: Context) -> Outcome:
                    f"({family[-1][1]:.4g} at δ = {family[-1][0]})",
                    details={"d2_counterexample": r2.counterexample, "d2_reproducers": r2.reproducers,
                             "strongest": case, "strongest_lip_exact": str(lip_expr),
-                            "family": family})
+                            "family": family}, figures=(fig,))
+
+
+def _circle_figure(ctx: Context, family, best_ratio) -> str:
+    """Left: f′ of the even cycle on S¹ (C¹: every jump cancels). Right: the exact violation ratio of the
+    4-unit family of :func:`_ratio_family` against the kink-pair gap δ."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    th, a = np.array(PK.EVEN_CYCLE_THETA, float), np.array(PK.EVEN_CYCLE_A, float)
+    al = np.array(PK.EVEN_CYCLE_SIGNS) / np.sin(a)
+    phi = np.linspace(-0.14, 0.14, 4001)
+    active = np.cos(phi[:, None] - th) > np.cos(a)
+    fp = np.sum(active * al * -np.sin(phi[:, None] - th), axis=1)  # d/dφ of α max(0, cos(φ − θ) − cos a)
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
+    ax[0].plot(phi, fp, lw=1.5, label="f′(φ), exact kink angles (C¹)")
+    ax[0].axhline(0.5, color="k", ls=":", lw=0.8, label="κ/2 (rigidity would need Lip ≥ this)")
+    for k in sorted({round(float(t + s * x), 6) for t, x in zip(th, a, strict=True) for s in (1, -1)}):
+        ax[0].axvline(k, color="grey", lw=0.5)
+    ax[0].set_xlabel("φ (rad)")
+    ax[0].set_title("even cycle, κ = 1: |f′| ≤ 0.2003")
+    ax[0].legend(fontsize=7)
+    d, r = zip(*family, strict=True)
+    ax[1].loglog(d, r, "o-", label="exact κ/(2 Lip), kink pairs δ apart")
+    if best_ratio is not None:
+        ax[1].axhline(float(best_ratio), color="C1", ls="--", label=f"best found, kinks ≥ {SEP_MIN} apart")
+    ax[1].set_xlabel("δ (rad)")
+    ax[1].set_title("the violation ratio on S¹ is unbounded")
+    ax[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.figure_path("rob_circle.png"), dpi=110)
+    plt.close(fig)
+    return "figures/rob_circle.png"
 
 
 # ------------------------------------------------------------------------------------ rob.width_2n
