@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from checks import rob_properties as RP
@@ -101,3 +102,18 @@ def test_cycle_strategy_excludes_the_papers_example():
         assert not RP.is_papers_example(case)
 
     run()
+
+
+def test_planted_bug_flip_without_its_linear_term_is_found(monkeypatch, tmp_path):
+    """ReLU(z) ≠ ReLU(−z): a 'flip' that forgets + a z changes f, so value or uniqueness must fail."""
+    real = RP.reparametrise
+
+    def wrong(case, exact):
+        W, b, a, v, c = real({**case, "recipe": []}, exact)
+        W = np.array(W, dtype=object if exact else float)
+        W[0], b = -W[0], [-b[0], *list(b[1:])]
+        return (W.tolist() if exact else W, b if exact else np.asarray(b, float), a, v, c)
+
+    monkeypatch.setattr(RP, "reparametrise", wrong)
+    res = falsify(RP.canon_property("test/flip_bug", 3, sphere=True), budget=40, seed=4, out_dir=tmp_path)
+    assert res.found
