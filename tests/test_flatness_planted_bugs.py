@@ -1,0 +1,59 @@
+"""The flat.* falsifier has teeth: planted bugs in copies of the Υ closed form are caught within the default budget.
+
+Oracle independence: the properties compare the per-neuron closed form under attack with the trace at an
+interpolator, Σ_j (A_j + a_j² B_j), recomputed from its definition in mpmath at 50 digits (which the P and A
+levels tie to ``sympy.hessian`` and ``torch.func.hessian``), and with dual values recomputed in mpmath. The
+planted copies below differ from ``numerics._derived.flatness.upsilon_neuron`` in exactly one place each,
+as named in issue 3; a property that cannot catch a given bug is not asked to.
+"""
+
+import pytest
+
+from checks.falsify import falsify
+from checks.flatness_properties import (
+    certificate_property,
+    upsilon_attained_property,
+    upsilon_le_trace_property,
+    weak_duality_property,
+)
+from numerics._derived import flatness as D
+
+
+def wrong_exponent(A, B, abs_a, c, _m=D.NP):
+    """Planted bug 1: |a|^(2c/(c+2)) instead of |a|^(2c/(c+1))."""
+    return D.k_const(c, _m) * A ** (1 / (c + 1)) * B ** (c / (c + 1)) * abs_a ** (2 * c / (c + 2))
+
+
+def wrong_K(A, B, abs_a, c, _m=D.NP):
+    """Planted bug 2: K_c = c + 1 (the factor c^(−c/(c+1)) dropped)."""
+    return D.upsilon_neuron(A, B, abs_a, c, _m) * (c + 1) / D.k_const(c, _m)
+
+
+def dropped_B(A, B, abs_a, c, _m=D.NP):
+    """Planted bug 3: B_j dropped (B_j^(c/(c+1)) replaced by 1)."""
+    return D.upsilon_neuron(A, 1, abs_a, c, _m)
+
+
+CASES = [
+    (upsilon_attained_property, wrong_exponent),
+    (weak_duality_property, wrong_exponent),
+    (upsilon_attained_property, wrong_K),
+    (upsilon_le_trace_property, wrong_K),  # K too large: Υ exceeds the trace at λ_opt
+    (upsilon_attained_property, dropped_B),
+    (upsilon_le_trace_property, dropped_B),
+    (certificate_property, dropped_B),
+]
+
+
+@pytest.mark.parametrize(("make", "bug"), CASES, ids=[f"{m.__name__}-{b.__name__}" for m, b in CASES])
+def test_planted_bug_is_caught(make, bug, tmp_path):
+    res = falsify(make(bug), seed=1, out_dir=tmp_path)  # default budget
+    assert res.found, f"{bug.__name__} not caught: {res.metric()}"
+    assert res.counterexample_margin > 0
+    assert res.reproducers and all(p.endswith(".json") for p in res.reproducers)
+
+
+@pytest.mark.parametrize("make", [upsilon_le_trace_property, upsilon_attained_property, weak_duality_property])
+def test_correct_evaluator_survives(make, tmp_path):
+    res = falsify(make(), budget=60, seed=2, out_dir=tmp_path)
+    assert not res.found, res.counterexample
