@@ -904,6 +904,8 @@ def _circle_pair(u1, t1, u2, t2, num: _Num):
 
 
 def _lip_sphere3(cf: Canonical) -> Lipschitz:
+    if not cf.exact and cf.m:
+        return _lip_sphere3_float(cf)
     num = _Num(cf.exact)
     m = cf.m
     U, t, al, v = num.arr(cf.U).reshape(m, 3), num.arr(cf.t), num.arr(cf.alpha), num.arr(cf.v)
@@ -972,6 +974,75 @@ def _lip_sphere3(cf: Canonical) -> Lipschitz:
     method = (f"exact: {len(cells)} cells of the small-circle arrangement on S² (arcs, vertices, critical "
               "points, great-circle test" + (", 50-digit combinatorics)" if cf.exact else ", float64)"))
     return _res(val, method, len(cells), exact_value, {"kind": best[1][0] if best[1] else "none"})
+
+
+def _lip_sphere3_float(cf: Canonical) -> Lipschitz:
+    """The same algorithm as :func:`_lip_sphere3`, vectorised over the arcs of each circle (float64)."""
+    num = _Num(False)
+    tol = num.tol
+    U, t, al, v = (np.asarray(x, float) for x in (cf.U, cf.t, cf.alpha, cf.v))
+    m = len(al)
+    best, kind = -1.0, "none"
+    cells: dict[bytes, np.ndarray] = {}
+    for j in range(m):
+        u, tj = U[j], t[j]
+        r = math.sqrt(1 - tj * tj)
+        E = _orth_complement(u, num)
+        e1, e2 = E[:, 0], E[:, 1]
+        oth = np.r_[0:j, j + 1:m]
+        c = U[oth] @ u
+        det = 1 - c * c
+        ok = np.abs(det) > tol
+        a_ = (tj - c * t[oth]) / np.where(ok, det, 1)
+        b_ = (t[oth] - c * tj) / np.where(ok, det, 1)
+        p0 = a_[:, None] * u + b_[:, None] * U[oth]
+        sq = 1 - np.sum(p0 * p0, 1)
+        ok &= sq >= -tol
+        e = np.cross(u, U[oth])
+        e /= np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-300)
+        h = np.sqrt(np.maximum(sq, 0))[:, None]
+        P = np.vstack([(p0 + h * e)[ok], (p0 - h * e)[ok]])
+        ang = np.sort(np.mod(np.arctan2(P @ e2, P @ e1), 2 * np.pi))
+        if len(ang):
+            ang = ang[np.r_[True, np.diff(ang) > tol]]
+            if len(ang) > 1 and ang[0] + 2 * np.pi - ang[-1] <= tol:
+                ang = ang[:-1]
+        if len(ang):
+            lo, hi = ang, np.r_[ang[1:], ang[0] + 2 * np.pi]
+        else:
+            lo, hi = np.array([0.0]), np.array([2 * np.pi])
+        xs = lambda phi: tj * u + r * (np.cos(phi)[:, None] * e1 + np.sin(phi)[:, None] * e2)  # noqa: E731,B023
+        base = (xs((lo + hi) / 2) @ U.T - t) > 0
+        for side in (True, False):
+            S = base.copy()
+            S[:, j] = side
+            for row in S:
+                cells.setdefault(row.tobytes(), row)
+            G = v + (S * al) @ U
+            gg = np.sum(G * G, 1)
+            vals = []
+            if len(ang):
+                for end in (lo, hi):
+                    X = xs(end)
+                    vals.append(gg - np.sum(G * X, 1) ** 2)
+            w1, w2 = G @ e1, G @ e2
+            psi = np.arctan2(w2, w1)
+            for crit in (psi, psi + np.pi):
+                cr = lo + np.mod(crit - lo, 2 * np.pi)
+                inside = (cr > lo) & (cr < hi) & (w1 * w1 + w2 * w2 > 0)
+                X = xs(cr)
+                vals.append(np.where(inside, gg - np.sum(G * X, 1) ** 2, -1.0))
+            top = max(float(np.max(x)) for x in vals)
+            if top > best:
+                best, kind = top, "arc"
+    for sig in cells.values():
+        g = v + (sig * al) @ U
+        gg = float(g @ g)
+        if gg > best and _great_meets(g / math.sqrt(gg), sig, U, t, num):
+            best, kind = gg, "great"
+    val = math.sqrt(max(best, 0.0))
+    return _res(val, f"exact: {len(cells)} cells of the small-circle arrangement on S² (arcs, vertices, critical "
+                     "points, great-circle test, float64)", len(cells), None, {"kind": kind})
 
 
 def _key(a, num):
