@@ -228,3 +228,19 @@ def test_rigidity_needs_d3_on_the_sphere_and_holds_on_random_nets():
     for dom in (K.Sphere(3), K.Ball(3, 1.0), K.Ball(2, 2.0)):
         r = K.rigidity(rnet(rng, 7, dom.d), dom)
         assert r.lipschitz.exact and 0 < r.ratio <= 1
+
+
+def test_sphere3_float_vectorised_path_equals_the_50_digit_path():
+    """Two implementations of the S² arrangement (numpy over arcs vs. mpmath object arrays) must agree."""
+    import mpmath
+
+    rng = np.random.default_rng(14)
+    for m in (3, 8, 15):
+        cf = K.canonicalize(rnet(rng, m, 3), K.Sphere(3))
+        fast = K._lip_sphere3_float(cf)
+        slow_cf = K.Canonical(tuple(cf.alpha.tolist()), tuple(map(tuple, cf.U.tolist())), tuple(cf.t.tolist()),
+                              tuple(cf.v.tolist()), cf.c, cf.domain, True)
+        with mpmath.workdps(50):
+            slow = K._lip_sphere3(slow_cf)
+        assert fast.cells == slow.cells
+        assert fast.upper == pytest.approx(float(slow.upper), rel=1e-12)
