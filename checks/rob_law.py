@@ -126,11 +126,14 @@ def _run(ctx: Context) -> Outcome:
     fig = _plot(ctx, rows, beta_lo)
     worst_gap = max(r["gap"] for r in rows)
     log_factor = {r["m"]: math.log((r["m"] + 1) * r["n"] * d / max(r["eps"], 1e-12)) for r in mrows}
-    summary = (f"d={d}, n={n_main}, m∈{list(grid_m)}: ε ≥ {min(r['eps'] for r in rows):.2f}, "
-               f"Lip_lower ∝ (n/m̄)^{beta_lo:.2f} (upper ∝ ^{beta_up:.2f}), certified lower ≥ law RHS: {law_ok}; "
-               f"bracket gap up to ×{worst_gap:.1f} (d=32, overlapping caps)")
+    above = min(r["lower"] / r["law_rhs"] for r in rows)
+    summary = (f"d={d}, n={n_main}, m∈{list(grid_m)}: ε ≥ {min(r['eps'] for r in rows):.2f}; certified lower end ≥ "
+               f"{above:.1f}× the law's RHS (c=C=1) for every net; Lip_lower ∝ (n/m̄)^{beta_lo:.2f} (the bound's "
+               f"exponent is 0.5: trained nets sit far above it, so the m-dependence is weak); over n at m="
+               f"{m_for_n}: ∝ n^{beta_n:.2f}; bracket upper/lower up to ×{worst_gap:.1f} (d=32, overlapping caps)")
     return Outcome(passed=passed, metric={"beta_lower": beta_lo, "beta_upper": beta_up, "beta_n_at_fixed_m": beta_n,
                                           "min_eps": min(r["eps"] for r in rows), "worst_gap": worst_gap,
+                                          "min_lower_over_law_rhs": above,
                                           "seconds_train_and_certify": secs},
                    summary=summary, details={"nets": rows, "log_factor": log_factor,
                                              "criterion": "eps >= 0.5; lower >= law RHS (c=1, C=1); beta > 0"},
