@@ -13,7 +13,7 @@ from scipy.stats import spearmanr
 
 from checks.evidence import Outcome
 from checks.flatness import APPROX, BAD, GENERALIZE
-from checks.registry import Context
+from checks.registry import Context, claim
 from numerics import flatness as nf
 
 
@@ -207,3 +207,59 @@ def _(ctx: Context) -> Outcome:
                    f"at every n (min {lo:.3g}), while the representable (u·x)² control falls below 10% of its "
                    f"zero-predictor loss by n = {ns[-1]} ({rows[-1]['loss_representable']:.2e})",
                    details={"rows": rows}, figures=("figures/flat_approx.png",))
+
+
+# --------------------------------------------------------------------------------------------
+# Beyond (no paper does it): a certified two-sided bracket on Υ* in d = 2
+
+UPSILON_STAR = claim(
+    "flat.upsilon_star",
+    statement="Beyond: Υ* (least Υ over all interpolators, any width and directions; p = 1) is bracketed in "
+              "d = 2 by a dictionary upper bound and a dual certificate feasible on the whole circle.",
+    latex=r"\nu^\top y/\kappa\le\Upsilon^*\le\Upsilon(w_{\rm dict}),\ "
+          r"\kappa=\sup_{\bar\theta\in S^1}|(\bar\Phi^\top\nu)(\bar\theta)|/\omega(\bar\theta)",
+    levels="E",
+)
+
+
+@UPSILON_STAR.level("E")
+def _(ctx: Context) -> Outcome:
+    rng = ctx.rng("flat.upsilon_star")
+    sizes = (8, 16, 32, 64, 128) if ctx.quick else (8, 16, 32, 64, 128, 256)
+    sets = [("relu", 6), ("leaky_relu", 8)] if ctx.quick else [("relu", 6), ("relu", 10), ("leaky_relu", 8)]
+    curves, finals, ok_order = {}, {}, True
+    for act, n in ctx.track(sets, "flat.upsilon_star"):
+        X, y = rng.normal(size=(n, 2)), rng.normal(size=n)
+        br = []
+        for K in sizes:
+            try:
+                br += nf.upsilon_star_bracket(X, y, act, (K,))
+            except ValueError:  # too few directions to interpolate these data: no upper bound from K
+                continue
+        (fin,) = nf.upsilon_star_bracket(X, y, act, (32,), refine=6)
+        key = f"{act}/n={n}"
+        curves[key] = [(b.dictionary, b.upper, b.lower) for b in br]
+        finals[key] = {"upper": fin.upper, "lower": fin.lower, "rel_width": fin.rel_width,
+                       "directions": fin.dictionary, "kappa": fin.kappa}
+        # every bound is a bound on the same Υ*: any lower ≤ any upper
+        ok_order &= max(b.lower for b in [*br, fin]) <= min(b.upper for b in [*br, fin]) * (1 + 1e-12)
+    plt, path = _fig(ctx, "flat_upsilon_star.png")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key, cv in curves.items():
+        K = [c[0] for c in cv]
+        line = ax.semilogx(K, [c[1] for c in cv], "o-", label=f"{key} upper (dictionary)")[0]
+        ax.semilogx(K, [c[2] for c in cv], "s--", color=line.get_color(), label=f"{key} lower (certificate)")
+        ax.axhspan(finals[key]["lower"], finals[key]["upper"], color=line.get_color(), alpha=0.3)
+    ax.set_xlabel("equally spaced directions in the dictionary")
+    ax.set_ylabel("bounds on Υ*")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    worst = max(f["rel_width"] for f in finals.values())
+    ok = ok_order and worst <= 1e-4
+    return Outcome(ok, {"max_rel_width_refined": worst, "brackets": finals},
+                   f"criterion: every certified lower bound ≤ every dictionary upper bound, and after ≤ 6 exchange "
+                   f"steps the bracket is ≤ 1e-4 relative (worst {worst:.1e}); e.g. "
+                   + ", ".join(f"{k}: [{v['lower']:.6g}, {v['upper']:.6g}]" for k, v in finals.items()),
+                   details={"curves": curves}, figures=("figures/flat_upsilon_star.png",))

@@ -63,6 +63,7 @@ __all__ = [
     "upsilon", "optimal_rescaling", "rescale", "invariant_form", "flattest_outer_weights",
     "FlattestResult", "dual_objective", "Link", "LINKS", "Target", "single_index", "sum_single_index",
     "multi_index", "population_loss", "population_loss_mc", "flatness_trace_mp", "upsilon_mp", "MP",
+    "upsilon_star_bracket", "certify_circle",
 ]
 
 
@@ -504,7 +505,7 @@ def upsilon_mp(a, Theta, X, activation, dps: int = 50, *, _neuron=_d.upsilon_neu
 
 @dataclass(frozen=True)
 class InvariantForm:
-    """θ̄_j = θ_j/‖θ_j‖, ω_j = K_c Ā_j^{1/(c+1)} (B̄_j/c)^{c/(c+1)}·c^{...} (derived), Φ̄_ij = σ(θ̄_j·x_i)."""
+    """θ̄_j = θ_j/‖θ_j‖, ω_j = K_c Ā_j^{1/(c+1)} B̄_j^{c/(c+1)} (Ā, B̄ at θ̄_j), Φ̄_ij = σ(θ̄_j·x_i)."""
 
     theta_bar: np.ndarray
     norms: np.ndarray
@@ -1079,3 +1080,127 @@ def population_loss_mc(a, Theta, target: Target, noise: float = 0.0, activation=
         vals.append(0.5 * err**2)
     allv = np.concatenate(vals) + 0.5 * float(noise) ** 2
     return float(np.mean(allv)), float(np.std(allv) / math.sqrt(allv.size))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Beyond: a two-sided bracket on Υ* in d = 2 (p = 1)
+
+
+@dataclass(frozen=True)
+class CircleCertificate:
+    """sup over all unit θ̄ ∈ S¹ of |Σ_i ν_i σ(θ̄·x_i)| / ω(θ̄), computed exactly cell by cell."""
+
+    kappa: float  # the supremum (inf if some direction has ω = 0 but a nonzero dual value)
+    cells: int
+    argmax: float  # angle attaining it
+    local_max: tuple[tuple[float, float], ...] = ()  # (angle, ratio) of each cell's maximum
+
+
+def certify_circle(nu, X, activation, dps: int = 50) -> CircleCertificate:
+    r"""Exact supremum of :math:`|(\bar\Phi^\top\nu)(\bar\theta)|/\omega(\bar\theta)` over the whole circle.
+
+    For c = 1 (ReLU, LeakyReLU) the activation pattern is constant on each arc between consecutive angles
+    where some :math:`\bar\theta\cdot x_i = 0`. On such an arc :math:`(\bar\Phi^\top\nu)(\bar\theta)=\bar\theta\cdot v`
+    and :math:`\omega(\bar\theta)^2 = 4\bar B\,\bar\theta^\top M\bar\theta` with constant v, :math:`\bar B`, M, so the
+    squared ratio is a ratio of two quadratic forms: its maximum over the arc is at an end point or at a
+    generalised eigenvector of :math:`(vv^\top, 4\bar BM)` inside the arc. Everything is evaluated in mpmath at
+    ``dps`` digits from the float64 inputs (a global maximisation by exhaustion of finitely many candidates,
+    not by sampling).
+    """
+    act = get_activation(activation)
+    if act.c != 1:
+        raise ValueError("certify_circle needs c = 1 (p = 1): for p > 1 splitting neurons drives Υ* to 0")
+    X = _arr(X, "X", 2)
+    if X.shape[1] != 2:
+        raise ValueError(f"certify_circle works on S¹: X must have d = 2 columns, got {X.shape[1]}")
+    nu = _arr(nu, "nu", 1)
+    with mpmath.workdps(dps):
+        Xm = [[mpmath.mpf(float(v)) for v in row] for row in X]
+        num = [mpmath.mpf(float(v)) for v in nu]
+        n = len(Xm)
+        two_pi = 2 * mpmath.pi
+        crit = sorted({(mpmath.atan2(x[1], x[0]) + s) % two_pi for x in Xm for s in (mpmath.pi / 2, -mpmath.pi / 2)})
+        arcs = list(zip(crit, crit[1:] + [crit[0] + two_pi], strict=True))
+        plus, minus = mpmath.mpf(act.plus), mpmath.mpf(act.minus)
+        best, arg, local = mpmath.mpf(0), mpmath.mpf(0), []
+        for lo, hi in arcs:
+            mid = (lo + hi) / 2
+            e = (mpmath.cos(mid), mpmath.sin(mid))
+            slopes = [plus if x[0] * e[0] + x[1] * e[1] > 0 else -minus for x in Xm]  # σ(t) = s_i t on the arc
+            v = [mpmath.fsum(num[i] * slopes[i] * Xm[i][k] for i in range(n)) for k in range(2)]
+            M = [[mpmath.fsum(slopes[i] ** 2 * Xm[i][k] * Xm[i][l] for i in range(n)) / n for l in range(2)]
+                 for k in range(2)]
+            Bb = mpmath.fsum(slopes[i] ** 2 * (Xm[i][0] ** 2 + Xm[i][1] ** 2) for i in range(n)) / n
+            N = [[4 * Bb * M[k][l] for l in range(2)] for k in range(2)]
+
+            def ratio(phi, v=v, N=N):
+                t = (mpmath.cos(phi), mpmath.sin(phi))
+                num_ = (t[0] * v[0] + t[1] * v[1]) ** 2
+                den = t[0] ** 2 * N[0][0] + 2 * t[0] * t[1] * N[0][1] + t[1] ** 2 * N[1][1]
+                if den == 0:
+                    return mpmath.inf if num_ > 0 else mpmath.mpf(0)
+                return num_ / den
+
+            # Stationary points of (t·v)²/(tᵀNt) on the circle besides t·v = 0: with u = tan φ the condition
+            # is (u² + 1)(αu + β) = 0, α = a1 n01 − a0 n11, β = a1 n00 − a0 n01, i.e. t ∝ ±adj(N) v.
+            a0, a1 = v
+            n00, n01, n11 = N[0][0], N[0][1], N[1][1]
+            cands = [lo, hi]
+            w0, w1 = n11 * a0 - n01 * a1, n00 * a1 - n01 * a0
+            if w0 != 0 or w1 != 0:
+                base = mpmath.atan2(w1, w0)
+                cands += [base + k * mpmath.pi for k in range(-2, 5) if lo <= base + k * mpmath.pi <= hi]
+            cell_best, cell_arg = mpmath.mpf(0), mid
+            for phi in cands:
+                r_ = ratio(phi)
+                if r_ > cell_best:
+                    cell_best, cell_arg = r_, phi
+            # an end-point supremum is a one-sided limit (the pattern changes there): report a direction
+            # just inside the arc, which is what a dictionary can actually contain
+            inside = cell_arg + (hi - lo) * mpmath.mpf(1e-9) * (1 if cell_arg == lo else -1 if cell_arg == hi else 0)
+            local.append((float(inside % two_pi), float(mpmath.sqrt(cell_best))))
+            if cell_best > best:
+                best, arg = cell_best, cell_arg
+        return CircleCertificate(float(mpmath.sqrt(best)), len(arcs), float(arg % two_pi), tuple(local))
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """Υ* ∈ [lower, upper] for one dataset (d = 2, p = 1), from one dictionary."""
+
+    dictionary: int  # number of directions
+    refinements: int  # exchange steps that added the certificate's violating directions
+    upper: float  # Υ of the flattest interpolator over the dictionary
+    lower: float  # νᵀy / κ with ν/κ dual feasible on the whole circle
+    kappa: float
+
+    @property
+    def rel_width(self) -> float:
+        return (self.upper - self.lower) / self.upper
+
+
+def upsilon_star_bracket(X, y, activation="relu", sizes: Sequence[int] = (16, 64, 256), *,
+                         refine: int = 0) -> list[Bracket]:
+    r"""Two-sided bounds on :math:`\Upsilon^*=\inf\{\Upsilon(w): h(w,x_i)=y_i\}` over all widths and directions.
+
+    Upper: the flattest interpolator over a dictionary of equally spaced directions. Lower: that solve's
+    dual point ν, scaled by :math:`\kappa=\sup_{\bar\theta\in S^1}|(\bar\Phi^\top\nu)(\bar\theta)|/\omega(\bar\theta)`
+    (:func:`certify_circle`) so that it is feasible for *every* direction; weak duality then bounds every
+    interpolator, whatever its width (p = 1, so splitting a neuron does not help). ``refine`` exchange
+    steps add each cell's most violated direction to the dictionary and solve again.
+    """
+    v = _inputs(X=X, y=y)
+    out = []
+    for K in sizes:
+        ang = list(2 * np.pi * (np.arange(K) + 0.5) / K)
+        for step in range(refine + 1):
+            Th = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+            res = flattest_outer_weights(Th, v["X"], v["y"], activation)
+            cert = certify_circle(res.nu, v["X"], activation)
+            lower = (math.fsum(res.nu * v["y"]) / max(cert.kappa, 1.0)) * (1 - _ROUND) if math.isfinite(
+                cert.kappa) else 0.0
+            if step == refine or cert.kappa <= 1:
+                break
+            ang += [phi for phi, r_ in cert.local_max if r_ > 1]  # exchange step: add violated directions
+        out.append(Bracket(len(ang), step, res.value, lower, cert.kappa))
+    return out

@@ -239,3 +239,34 @@ def test_homogeneous_callable_is_accepted():
 def test_doctests():
     res = doctest.testmod(nf, optionflags=doctest.ELLIPSIS)
     assert res.failed == 0 and res.attempted > 5
+
+
+# ---------------------------------------------------------------------------------------------------
+# beyond: the certified circle supremum against dense sampling
+
+
+@pytest.mark.parametrize("act", ["relu", "leaky_relu:0.3"])
+def test_certify_circle_against_dense_sampling(act):
+    rng = _rng(7)
+    X, nu = rng.normal(size=(5, 2)), rng.normal(size=5)
+    cert = nf.certify_circle(nu, X, act)
+    ang = np.linspace(0, 2 * np.pi, 400_001)
+    inv = nf.invariant_form(np.stack([np.cos(ang), np.sin(ang)], axis=1), X, act)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sampled = np.nanmax(np.abs(inv.Phibar.T @ nu) / inv.omega)
+    assert sampled <= cert.kappa * (1 + 1e-12)  # sampling can only under-estimate a supremum
+    assert sampled == pytest.approx(cert.kappa, rel=1e-4)
+
+
+def test_bracket_orders_and_rejects_unsupported():
+    rng = _rng(8)
+    X, y = rng.normal(size=(5, 2)), rng.normal(size=5)
+    (b,) = nf.upsilon_star_bracket(X, y, "relu", (32,), refine=4)
+    assert b.lower <= b.upper
+    # any interpolator with random directions is at least as sharp as the certified lower bound
+    Th = rng.normal(size=(12, 2))
+    assert nf.flattest_outer_weights(Th, X, y, "relu").value >= b.lower
+    with pytest.raises(ValueError, match="c = 1"):
+        nf.certify_circle(np.ones(5), X, "quadratic")
+    with pytest.raises(ValueError, match="d = 2"):
+        nf.certify_circle(np.ones(5), rng.normal(size=(5, 3)), "relu")
