@@ -473,6 +473,10 @@ def value_cases(draw, d: int, sphere: bool):
     n = draw(st.integers(1, 6))
     case["Xdata"] = [[draw(st.floats(-1, 1, width=64)) for _ in range(d)] for _ in range(n)]
     case["flip"] = [draw(st.booleans()) for _ in range(n)]
+    scale = draw(st.sampled_from([0.1, 0.3, 1.0, 3.0]))  # small outputs fit ±1 labels more often
+    case["a"] = [scale * x for x in case["a"]]
+    case["v"] = [scale * x for x in case["v"]]
+    case["c"] = scale * case["c"]
     return case
 
 

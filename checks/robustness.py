@@ -115,6 +115,7 @@ def _falsify_all(ctx: Context, props, *, expect_found: bool = False):
            for p in ctx.track(props, "falsify")]
     ok = all(r.found == expect_found for r in res)
     metric = {"examples": sum(r.examples for r in res), "confirmed": sum(r.confirmed for r in res),
+              "applicable": sum(r.examples - r.not_applicable for r in res),
               "float64_candidates": sum(r.candidates for r in res),
               "worst_margin": max(r.worst_screen for r in res),
               "examples_per_s": round(sum(r.examples for r in res) / max(sum(r.seconds for r in res), 1e-9), 1)}
@@ -327,7 +328,7 @@ def _(ctx: Context) -> Outcome:
 @JUMP.level("F")
 def _(ctx: Context) -> Outcome:
     ok, _, metric, details = _falsify_all(ctx, P_JUMP)
-    return Outcome(ok, metric, f"{metric['examples']} kink points (B², B³, S²; near-parallel, edge thresholds, "
+    return Outcome(ok, metric, f"{metric['applicable']} kink points (B², B³, S²; near-parallel, edge thresholds, "
                                f"±1e6 pairs): {metric['confirmed']} confirmed jump mismatches", details=details)
 
 
@@ -366,7 +367,7 @@ def _brute_ball(cf, R) -> tuple[float, int]:
 @RIGIDITY_BALL.level("F")
 def _(ctx: Context) -> Outcome:
     ok, _, metric, details = _falsify_all(ctx, P_RIG_BALL)
-    return Outcome(ok, metric, f"{metric['examples']} nets on B_1.5 ⊂ R², B_1 ⊂ R³ (near-parallel pairs, thresholds "
+    return Outcome(ok, metric, f"{metric['applicable']} nets on B_1.5 ⊂ R², B_1 ⊂ R³ (near-parallel pairs, thresholds "
                                f"within 1e-9 of ±R, ±1e6 pairs, same-plane pairs), exact Lip: "
                                f"{metric['confirmed']} confirmed violations", details=details)
 
@@ -401,7 +402,7 @@ def _(ctx: Context) -> Outcome:
 @RIGIDITY_SPHERE.level("F")
 def _(ctx: Context) -> Outcome:
     ok, _, metric, details = _falsify_all(ctx, P_RIG_SPHERE)
-    return Outcome(ok, metric, f"{metric['examples']} nets on S² (exact geodesic Lip) and S³ (exact for "
+    return Outcome(ok, metric, f"{metric['applicable']} nets on S² (exact geodesic Lip) and S³ (exact for "
                                f"disjoint caps, else the certified upper end): {metric['confirmed']} confirmed "
                                f"violations", details=details)
 
@@ -732,6 +733,6 @@ def _(ctx: Context) -> Outcome:
 @VALUE.level("F")
 def _(ctx: Context) -> Outcome:
     ok, _, metric, details = _falsify_all(ctx, P_VALUE)
-    return Outcome(ok, metric, f"{metric['examples']} nets fitting ±1 labels below the noise floor on B_2 ⊂ R², R³ "
+    return Outcome(ok, metric, f"{metric['applicable']} nets fitting ±1 labels below the noise floor on B_2 ⊂ R², R³ "
                                f"and S² (diam ≤ 4), exact Lip: {metric['confirmed']} confirmed sup|f| > 2 + 4L",
                    details=details)
