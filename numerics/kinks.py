@@ -45,7 +45,9 @@ their interior critical points, plus the great-circle test per cell, is exact.
 
 *Sphere S¹.* Cells are arcs between kink angles θ_j ± arccos t_j; f′(φ) = g·(−sin φ, cos φ) and its
 maximum modulus on an arc is at an endpoint or equals ‖g‖. With SymPy input the kink angles are exact
-(coincident kinks coincide); with floats, nearly coincident kinks raise :class:`KinkCoincidenceWarning`.
+expressions (units written as (cos q, sin q) give q itself), so coincident kinks coincide: two angles are
+merged when their difference is exactly 0 (a warning is raised if it only vanishes to 45 digits); with
+floats, nearly coincident kinks raise :class:`KinkCoincidenceWarning`.
 
 *Sphere, disjoint caps (any d).* Cap j is {u_j·x > t_j}. If the open caps are pairwise disjoint
 (u_j·u_k ≤ t_j t_k − r_j r_k with r = √(1 − t²)), the cells are the caps and the outside. The outside gives
@@ -757,12 +759,15 @@ def _lip_circle(cf: Canonical) -> Lipschitz:
         uniq: list = []
         for phi in sorted(kinks, key=lambda z: sp.N(z, 60)):
             if uniq and _num_eq(phi, uniq[-1], 45):
+                diff = phi - uniq[-1]
+                if not (diff == 0 or sp.simplify(diff) == 0):
+                    warnings.warn(f"kink angles {uniq[-1]} and {phi} agree to 45 digits but equality was not "
+                                  "proved; they are treated as one kink", KinkCoincidenceWarning, stacklevel=3)
                 continue
             uniq.append(phi)
         if len(uniq) > 1 and _num_eq(uniq[-1] - two_pi, uniq[0], 45):
             uniq.pop()
         fl = lambda z: mpmath.mpf(sp.N(z, MP_DPS + 10))  # noqa: E731
-        angles = [fl(z) for z in uniq]
         best, best_expr, cells = mpmath.mpf(-1), None, 0
         Uf, tf = [[fl(z) for z in row] for row in cf.U], [fl(z) for z in cf.t]
         Af, vf = [fl(z) for z in cf.alpha], [fl(z) for z in cf.v]
@@ -790,7 +795,6 @@ def _lip_circle(cf: Canonical) -> Lipschitz:
             for val, e in cands:
                 if abs(val) > best:
                     best, best_expr = abs(val), (e if val >= 0 else -e)
-        del angles
         return Lipschitz(best, best, f"exact: {cells} arcs between exact kink angles on S¹", True,
                          best_expr, cells, 0.0, {})
     U, t, al, v = (np.asarray(x, float) for x in (cf.U, cf.t, cf.alpha, cf.v))
