@@ -321,6 +321,7 @@ class Bench:
     data: dict[str, Any] = field(default_factory=dict)
     targets: list[dict[str, Any]] = field(default_factory=list)
     log: Callable[[str], None] = print
+    section: str = ""
 
     # -- machine ------------------------------------------------------------------------------------
     def machine(self):
@@ -959,6 +960,7 @@ class Bench:
         if value is None:
             self.targets.append(
                 {
+                    "section": self.section,
                     "target": name,
                     "value": None,
                     "threshold": threshold,
@@ -972,6 +974,7 @@ class Bench:
             return
         ok = value >= threshold if op == ">=" else value <= threshold
         t = {
+            "section": self.section,
             "target": name,
             "value": value,
             "threshold": threshold,
@@ -1422,6 +1425,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--only", nargs="*", default=None, help="run only these sections (for development)")
     ap.add_argument("--render-only", action="store_true", help="rewrite bench.md and plots from bench.json")
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --only: replace just these sections (and their targets) in an existing bench.json",
+    )
     args = ap.parse_args(argv)
     if args.render_only:
         payload = json.loads((args.out / "bench.json").read_text())
@@ -1483,6 +1491,7 @@ def main(argv: list[str] | None = None) -> int:
         b.log = lambda s: prog.console.log(s)
         task = prog.add_task("bench", total=len(sections))
         for name, fn in sections:
+            b.section = name
             prog.update(task, description=f"bench: {name}")
             t0 = time.perf_counter()
             try:
@@ -1494,6 +1503,23 @@ def main(argv: list[str] | None = None) -> int:
             prog.advance(task)
     b.data["meta"]["seconds"] = time.perf_counter() - t_all
     b.data["meta"]["loadavg_end"] = os.getloadavg()
+    if args.merge and args.only and (args.out / "bench.json").exists():
+        old = json.loads((args.out / "bench.json").read_text())
+        ran = {name for name, _ in sections}
+        fresh = {t["target"][:25] for t in b.targets}
+        old_targets = [
+            t for t in old.pop("targets") if t.get("section") not in ran and t["target"][:25] not in fresh
+        ]
+        merged = old.pop("meta")
+        merged.setdefault("merged", []).append(b.data.pop("meta"))
+        for k, v in b.data.items():
+            if k == "section_seconds":
+                old.setdefault(k, {}).update(v)
+            elif k != "machine":  # keep the first run's machine record; the merged run's is in meta
+                old[k] = v
+        merged["merged"][-1]["machine"] = b.data.get("machine")
+        old["meta"] = merged
+        b.data, b.targets = old, old_targets + b.targets
     b.data["figures"] = plots(args.out, b.data)
     write_report(args.out, b.data, b.targets)
     table = Table(title="issue 5 targets")
