@@ -1479,6 +1479,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         keep = set(args.only) | {"machine"}
         sections = [s for s in sections if s[0] in keep]
+    if args.merge and args.only and (args.out / "bench.json").exists():
+        prior = json.loads((args.out / "bench.json").read_text())
+        for k, v in prior.items():  # later sections (fits, headline) read earlier ones
+            if k not in ("meta", "targets", "machine", "errors") and k not in b.data:
+                b.data[k] = v
     t_all = time.perf_counter()
     with Progress(
         TextColumn("{task.description}"),
@@ -1518,6 +1523,10 @@ def main(argv: list[str] | None = None) -> int:
             elif k != "machine":  # keep the first run's machine record; the merged run's is in meta
                 old[k] = v
         merged["merged"][-1]["machine"] = b.data.get("machine")
+        errs = {k: v for k, v in old.pop("errors", {}).items() if k not in ran} | b.data.get("errors", {})
+        old.pop("errors", None)
+        if errs:
+            old["errors"] = errs
         old["meta"] = merged
         b.data, b.targets = old, old_targets + b.targets
     b.data["figures"] = plots(args.out, b.data)
