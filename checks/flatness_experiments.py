@@ -213,12 +213,12 @@ def _(ctx: Context) -> Outcome:
 
 
 # --------------------------------------------------------------------------------------------
-# Beyond (no paper does it): a certified two-sided bracket on Υ* in d = 2
+# Beyond (no paper does it): a certified two-sided bracket on Υ* in d = 2 and d = 3
 
 UPSILON_STAR = claim(
     "flat.upsilon_star",
     statement="Beyond: Υ* (least Υ over all interpolators, any width and directions; p = 1) is bracketed in "
-              "d = 2 by a dictionary upper bound and a dual certificate feasible on the whole circle.",
+              "d = 2 and d = 3 by a dictionary upper bound and a dual certificate feasible on the whole sphere.",
     latex=r"\nu^\top y/\kappa\le\Upsilon^*\le\Upsilon(w_{\rm dict}),\ "
           r"\kappa=\sup_{\bar\theta\in S^1}|(\bar\Phi^\top\nu)(\bar\theta)|/\omega(\bar\theta)",
     levels="E",
@@ -259,6 +259,14 @@ def _(ctx: Context) -> Outcome:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    if not ctx.quick:  # S²: the exact cell-by-cell supremum over the sphere (slower; full runs only)
+        X, y = rng.normal(size=(6, 3)), rng.normal(size=6)
+        (b64,) = nf.upsilon_star_bracket(X, y, "relu", (64,))
+        (fin,) = nf.upsilon_star_bracket(X, y, "relu", (64,), refine=4)
+        finals["relu/d=3/n=6"] = {"upper": fin.upper, "lower": fin.lower, "rel_width": fin.rel_width,
+                                  "directions": fin.dictionary, "kappa": fin.kappa,
+                                  "unrefined_64": [b64.lower, b64.upper]}
+        ok_order &= max(b64.lower, fin.lower) <= min(b64.upper, fin.upper) * (1 + 1e-12)
     worst = max(f["rel_width"] for f in finals.values())
     ok = ok_order and worst <= 1e-4
     return Outcome(ok, {"max_rel_width_refined": worst, "brackets": finals},

@@ -270,3 +270,16 @@ def test_bracket_orders_and_rejects_unsupported():
         nf.certify_circle(np.ones(5), X, "quadratic")
     with pytest.raises(ValueError, match="d = 2"):
         nf.certify_circle(np.ones(5), rng.normal(size=(5, 3)), "relu")
+
+
+def test_certify_sphere_against_dense_sampling():
+    rng = _rng(9)
+    X, nu = rng.normal(size=(4, 3)), rng.normal(size=4)
+    cert, _ = nf.certify_sphere(nu, X, "relu")
+    P = rng.normal(size=(300_000, 3))
+    P /= np.linalg.norm(P, axis=1)[:, None]
+    inv = nf.invariant_form(P, X, "relu")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sampled = np.nanmax(np.abs(inv.Phibar.T @ nu) / inv.omega)
+    assert sampled <= cert.kappa * (1 + 1e-12)
+    assert sampled == pytest.approx(cert.kappa, rel=1e-2)
