@@ -144,8 +144,9 @@ def _jump_point(case, cf):
     u = U[j]
     y = np.asarray(case["y"], float)
     y = y - (y @ u) * u
-    if np.linalg.norm(y) < 1e-3:
-        raise NotApplicable("degenerate direction")
+    if np.linalg.norm(y) < 1e-3:  # fall back to the coordinate axis least aligned with u
+        e = np.eye(len(u))[int(np.argmin(np.abs(u)))]
+        y = e - (e @ u) * u
     if case.get("sphere"):
         x = t[j] * u + math.sqrt(1 - t[j] ** 2) * y / np.linalg.norm(y)
     else:

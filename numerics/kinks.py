@@ -19,7 +19,8 @@ Canonical form (:func:`canonicalize`)
 4. **orientation rule**: ReLU(z) = ReLU(−z) + z flips every unit to t > 0; at t = 0 the first nonzero
    coordinate of u is made positive. Hence t ∈ [0, ρ) on both domains;
 5. equal hyperplanes are merged (exactly for SymPy input, within ``tol`` for floats) and zero
-   coefficients are dropped (exactly, or |α| ≤ tol · Σ|merged parts| for floats: a ±10⁶ pair cancels);
+   coefficients are dropped (exactly; for floats when |α| ≤ tol · Σ|merged parts| — a ±10⁶ pair cancels —
+   or |α| ≤ tol · max_k |α_k|, below what float64 resolves against the other units);
 6. hyperplanes are sorted by (t, u) so that two parametrisations of one function compare equal.
 
 Lipschitz constants (:func:`lipschitz`)
@@ -404,9 +405,10 @@ def _canon_float(units, v, c, domain, tol):
     for i in order:
         groups.setdefault(find(i), []).append(i)
     rows = []
+    floor = tol * float(np.max(S))  # float64 cannot resolve coefficients below this against the others
     for idx in groups.values():
         al, sc = float(np.sum(A[idx])), float(np.sum(S[idx]))
-        if abs(al) <= tol * sc:
+        if abs(al) <= tol * sc or abs(al) <= floor:
             continue
         u = U[idx[0]]
         rows.append((T[idx[0]], *u, al))
