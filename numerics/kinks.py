@@ -294,20 +294,36 @@ class Canonical:
         return np.abs(self.alpha) * np.sqrt(1 - self.t**2)
 
     def equals(self, other: Canonical, tol: float = 1e-9) -> bool:
-        """Same function representation: exact equality for SymPy, relative ``tol`` for floats."""
-        if self.m != other.m:
-            return False
+        """Same canonical form: exact equality for SymPy; for floats, equal within ``tol`` (relative to the
+        largest coefficient), a hyperplane present in only one form counting as a coefficient of 0."""
         if self.exact and other.exact:
+            if self.m != other.m:
+                return False
             pairs = [*zip(self.alpha, other.alpha, strict=True), *zip(self.t, other.t, strict=True),
                      *zip(self.v, other.v, strict=True), (self.c, other.c)]
             pairs += [(x, y) for r1, r2 in zip(self.U, other.U, strict=True)
                       for x, y in zip(r1, r2, strict=True)]
             return all(x == y or sp.simplify(x - y) == 0 for x, y in pairs)
-        A = [np.asarray(_f64(x), float) for x in (self.alpha, self.U, self.t, self.v, [self.c])]
-        B = [np.asarray(_f64(x), float) for x in (other.alpha, other.U, other.t, other.v, [other.c])]
-        scale = max(1.0, *(float(np.max(np.abs(a), initial=0)) for a in A))
-        return all(x.shape == y.shape and np.allclose(x, y, rtol=0, atol=tol * scale)
-                   for x, y in zip(A, B, strict=True))
+        # floats: hyperplanes are matched within tol; an unmatched one must have |α| ≤ atol (a coefficient
+        # float64 resolves in one parametrisation and cancels away in the other)
+        f = lambda cf: [np.asarray(_f64(x), float) for x in (cf.alpha, cf.U, cf.t, cf.v, [cf.c])]  # noqa: E731
+        (a1, U1, t1, v1, c1), (a2, U2, t2, v2, c2) = f(self), f(other)
+        U1, U2 = U1.reshape(len(a1), len(v1)), U2.reshape(len(a2), len(v2))
+        scale = max(1.0, *(float(np.max(np.abs(x), initial=0)) for x in (a1, a2, v1, v2, c1, c2)))
+        atol = tol * scale
+        if not (np.allclose(v1, v2, rtol=0, atol=atol) and np.allclose(c1, c2, rtol=0, atol=atol)):
+            return False
+        used = np.zeros(len(a2), bool)
+        for i in range(len(a1)):
+            d = np.max(np.abs(U2 - U1[i]), axis=1, initial=0) + np.abs(t2 - t1[i]) if len(a2) else np.zeros(0)
+            hit = np.flatnonzero((d <= tol) & ~used)
+            if len(hit):
+                used[hit[0]] = True
+                if abs(a1[i] - a2[hit[0]]) > atol:
+                    return False
+            elif abs(a1[i]) > atol:
+                return False
+        return bool(np.all(np.abs(a2[~used]) <= atol))
 
 
 def _f64(x):
