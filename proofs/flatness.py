@@ -480,21 +480,22 @@ def _latex() -> str:
     ud = derive_upsilon()
     dd = derive_duality()
     kd = derive_kernels()
+    eq = lambda lhs, expr: f"{lhs} = {sp.latex(expr)}"
     return latex_doc("flatness of homogeneous two-layer nets (SPEC section 2)", [
-        ("rescaled neuron trace", sp.Eq(sp.Symbol("T_j(lambda)"), ud.neuron_trace)),
-        ("minimiser", sp.Eq(lam ** (2 * c + 2), ud.lambda_pow)),
-        ("second derivative at the minimiser", sp.Eq(sp.Symbol("T_j''"), ud.second_derivative)),
-        ("Upsilon per neuron", sp.Eq(sp.Symbol("Upsilon_j"), ud.upsilon_neuron)),
-        ("exponent p", sp.Eq(sp.Symbol("p"), ud.p)),
-        ("constant K_c", sp.Eq(sp.Symbol("K_c"), ud.K)),
-        ("invariant weight", sp.Eq(omega, dd.omega)),
-        ("convex conjugate of omega |t|^p", sp.Eq(sp.Symbol("g^*(s)"), dd.conjugate)),
+        ("rescaled neuron trace", eq(r"T_j(\lambda)", ud.neuron_trace)),
+        ("minimiser", eq(r"\lambda_j^{2c+2}", ud.lambda_pow)),
+        ("second derivative at the minimiser", eq(r"T_j''(\lambda_j)", ud.second_derivative)),
+        ("Upsilon per neuron", eq(r"\Upsilon_j", ud.upsilon_neuron)),
+        ("exponent p", eq("p", ud.p)),
+        ("constant K_c", eq("K_c", ud.K)),
+        ("invariant weight", eq(r"\omega_j", dd.omega)),
+        ("convex conjugate of omega |t|^p", eq(r"(\omega|\cdot|^p)^*(s)", dd.conjugate)),
         ("dual, p > 1", r"\max_\nu\ \nu^\top y-(p-1)\sum_j\omega_j\Bigl(\frac{|(\bar\Phi^\top\nu)_j|}"
                         r"{p\,\omega_j}\Bigr)^{p/(p-1)}"),
         ("dual, p = 1", r"\max_\nu\ \nu^\top y\quad\text{s.t.}\quad|(\bar\Phi^\top\nu)_j|\le\omega_j"),
-        ("half moment", sp.Eq(sp.Symbol("E[z_+^e]"), kd.half_moment)),
-        ("arc-cosine kernel, degree 1", sp.Eq(sp.Symbol("k_1(phi)"), kd.relu_kernels[1])),
-        ("arc-cosine kernel, degree 2", sp.Eq(sp.Symbol("k_2(phi)"), kd.relu_kernels[2])),
+        ("half moment", eq(r"\mathbb E[z_+^e]", kd.half_moment)),
+        ("arc-cosine kernel, degree 1", eq(r"\mathbb E[(u\cdot x)_+(v\cdot x)_+]", kd.relu_kernels[1])),
+        ("arc-cosine kernel, degree 2", eq(r"\mathbb E[(u\cdot x)_+^2(v\cdot x)_+^2]", kd.relu_kernels[2])),
     ])
 
 
