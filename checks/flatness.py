@@ -3,7 +3,9 @@ r"""Claims flat.* (SPEC §2): Vardhan, Taheri, Mazumdar 2026, arXiv 2606.04429.
 Each claim: its statement, then one small function per evidence level (S here and in
 ``proofs/flatness.py``; P, A here against ``checks/flatness_reference.py``). The falsification
 properties live in ``checks/flatness_properties.py`` and the experiments in
-``checks/flatness_experiments.py``; both are imported at the bottom so that they register.
+``checks/flatness_experiments.py``; both are imported at the bottom so that they register. The
+experiments module also registers ``flat.upsilon_star`` (E), the SPEC's "beyond" item: a certified
+two-sided bracket on Υ* in d = 2 and 3.
 """
 
 from __future__ import annotations
