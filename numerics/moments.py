@@ -227,12 +227,36 @@ def _tables_mp(W, b, v, c, X, y, act: SmoothActivation):
 
 
 def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict):
-    """The kernel form of SPEC §1, blocked over sample pairs (upper triangle of blocks)."""
+    """The kernel form of SPEC §1, with the pair sums grouped by the power of G_ij = x̃_i·x̃_j.
+
+    2 Σ_ij q_i r_j gKg_ij and Σ_ij r_i r_j KK_ij are bilinear in the generated factors
+    κ = Σ_p G^p ∘ (L_p R_pᵀ): with a = 2q or r and b = r,
+
+    * p = 0: Σ_ij a_i b_j L_i·R_j = (aᵀL)·(bᵀR), O(nN);
+    * p = 1: Σ_ij a_i b_j G_ij L_i·R_j = ⟨X̃ᵀ(a∘L), X̃ᵀ(b∘R)⟩_F, O(n(M+1)N), no pair loop;
+    * p ≥ 2: Σ_i (a∘L)_i · (G^p (b∘R))_i, one (block × block)·(block × N) product per orientation.
+
+    Only q_iq_j (g_i·g_j)² needs its block matrix. Blocks run over the upper triangle (the
+    off-diagonal ones count twice for the symmetric terms, and in both orientations for the
+    bilinear ones), so working memory is O(block² + n(M+N)).
+    """
     gd = (Xt * Xt).sum(axis=1)
     g2 = kernels.g2(P, v, gd) + bias_const["g2"]
     trk = kernels.trK(P, v, gd) + bias_const["trK"]
     trace = (q @ g2 + r @ trk) / n
     acc = 0
+    far = []  # (p, a∘L, b∘R) with p >= 2: summed inside the pair loop
+    for a, b, name in ((2 * q, r, "gKg"), (r, r, "KK")):
+        if bias_const[name]:  # a constant output-bias kernel: Σ_ij a_i b_j c
+            acc = acc + bias_const[name] * a.sum() * b.sum()
+        for p, L, R in getattr(kernels, f"{name}_factors")(P, P, v):
+            aL, bR = a[:, None] * L, b[:, None] * R
+            if p == 0:
+                acc = acc + (aL.sum(axis=0) * bR.sum(axis=0)).sum()
+            elif p == 1:
+                acc = acc + ((Xt.T @ aL) * (Xt.T @ bR)).sum()
+            else:
+                far.append((p, aL, bR))
     starts = range(0, n, block)
     for I in starts:
         sI = slice(I, min(I + block, n))
@@ -241,18 +265,16 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
             if J < I:
                 continue
             sJ = slice(J, min(J + block, n))
-            TJ = tuple(t[sJ] for t in P)
             G = Xt[sI] @ Xt[sJ].T
-            S = kernels.gg(TI, TJ, v, G) + bias_const["gg"]
-            R = kernels.KK(TI, TJ, v, G) + bias_const["KK"]
-            sym = q[sI] @ (S * S) @ q[sJ] + r[sI] @ R @ r[sJ]
-            # g_iᵀK_j g_i is not symmetric in (i, j): both orientations of an off-diagonal block count
-            cross = q[sI] @ kernels.gKg(TI, TJ, v, G) @ r[sJ]
-            if I == J:
-                acc = acc + sym + 2 * cross
-            else:
-                cross_t = q[sJ] @ kernels.gKg(TJ, TI, v, G.T) @ r[sI]
-                acc = acc + 2 * sym + 2 * (cross + cross_t)
+            S = kernels.gg(TI, tuple(t[sJ] for t in P), v, G) + bias_const["gg"]
+            sym = q[sI] @ (S * S) @ q[sJ]
+            acc = acc + (sym if I == J else 2 * sym)
+            powers = {}
+            for p, aL, bR in far:
+                Gp = powers.setdefault(p, G**p)
+                acc = acc + (aL[sI] * (Gp @ bR[sJ])).sum()
+                if I != J:
+                    acc = acc + (aL[sJ] * (Gp.T @ bR[sI])).sum()
     return trace, acc / (n * n)
 
 

@@ -400,6 +400,32 @@ def _kernel_code(expr: sp.Expr, diag: bool) -> str:
     return " + ".join(terms) if terms else "0"
 
 
+def _side_code(names: list[str], ones_like: str) -> str:
+    return " * ".join(names) if names else f"({ones_like} * 0 + 1)"
+
+
+def _factor_code(expr: sp.Expr) -> str:
+    """κ = Σ_p G^p ∘ (L_p R_pᵀ), one (p, L, R) per monomial, L from the i-tables (and v), R from j."""
+    out = []
+    for (d,), coeff in sorted(sp.Poly(expr, G).terms()):
+        for mono in sp.Add.make_args(sp.expand(coeff)):
+            c, factors = mono.as_coeff_mul()
+            fi, fj, vpow = [], [], 0
+            for f in factors:
+                base, e = f.as_base_exp()
+                if base == V:
+                    vpow += int(e)
+                    continue
+                side, order = _TABLE_NAMES[base]
+                (fi if side == "i" else fj).append(f"T{side}[{order}]" + (f"**{int(e)}" if e != 1 else ""))
+            if vpow:
+                fi.append("v" if vpow == 1 else f"v**{vpow}")
+            c = sp.nsimplify(c)
+            left = _side_code(fi, "Ti[0]")
+            out.append(f"({d}, {left if c == 1 else f'{c} * {left}'}, {_side_code(fj, 'Tj[0]')})")
+    return "[" + ", ".join(out) + "]"
+
+
 def artifacts() -> list[Artifact]:
     kb_bias, kb_nobias, info = unit_kernels_size_free(3)
     if not all(info["identical"].values()):
@@ -428,6 +454,10 @@ def artifacts() -> list[Artifact]:
         args = "Ti, v, Gm" if diag else "Ti, Tj, v, Gm"
         lines += [f"def {name}({args}):", f'    """{doc[name]}: {sp.sstr(kb_bias[name])}"""',
                   f"    return {_kernel_code(kb_bias[name], diag)}", "", ""]
+        if not diag:
+            lines += [f"def {name}_factors(Ti, Tj, v):",
+                      f'    """{name} = sum over (p, L, R) of G**p * (L @ R.T); L rows follow Ti, R rows Tj."""',
+                      f"    return {_factor_code(kb_bias[name])}", "", ""]
     code = "\n".join(lines).rstrip() + "\n"
     tex = latex_doc("block kernels of the cross-entropy Hessian (proofs/hessian_moments.py)", [
         (f"kernel {name}", sp.Eq(sp.Symbol(r"\kappa_{\mathrm{" + name + "}}"), kb_bias[name])) for name in KERNELS

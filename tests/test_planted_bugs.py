@@ -31,8 +31,8 @@ def ws_bounds_sqrt_d(trace, trace_sq, dim):
 
 
 def _kernels_with(**override):
-    ns = types.SimpleNamespace(**{k: getattr(ws_kernels, k) for k in ("gg", "gKg", "KK", "g2", "trK",
-                                                                      "OUTPUT_BIAS")})
+    names = ("gg", "gKg", "KK", "g2", "trK", "gg_factors", "gKg_factors", "KK_factors", "OUTPUT_BIAS")
+    ns = types.SimpleNamespace(**{k: getattr(ws_kernels, k) for k in names})
     for k, f in override.items():
         setattr(ns, k, f)
     return ns
@@ -41,9 +41,13 @@ def _kernels_with(**override):
 # Planted bug 2: the residual term r_i tr K_i dropped from tr H.
 dropped_residual = functools.partial(
     ce_hessian_moments, _kernels=_kernels_with(trK=lambda Ti, v, Gm: 0 * Gm))
-# Planted bug 3: a wrong sign in the pair kernel g_iᵀ K_j g_i.
-wrong_sign = functools.partial(
-    ce_hessian_moments, _kernels=_kernels_with(gKg=lambda Ti, Tj, v, Gm: -ws_kernels.gKg(Ti, Tj, v, Gm)))
+# Planted bug 3: a wrong sign in the pair kernel g_iᵀ K_j g_i (its G-linear monomial).
+def _gkg_sign_flipped(Ti, Tj, v):
+    (p1, L1, R1), rest = ws_kernels.gKg_factors(Ti, Tj, v)[0], ws_kernels.gKg_factors(Ti, Tj, v)[1:]
+    return [(p1, -L1, R1), *rest]
+
+
+wrong_sign = functools.partial(ce_hessian_moments, _kernels=_kernels_with(gKg_factors=_gkg_sign_flipped))
 
 
 @pytest.mark.parametrize(

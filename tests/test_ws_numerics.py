@@ -34,6 +34,20 @@ def test_closed_form_matches_autograd(act, bias, N, M, n):
     assert abs(m.trace_sq - np.sum(H * H)) <= 1e-11 * np.sum(H * H)
 
 
+@pytest.mark.parametrize("name", ["gg", "gKg", "KK"])
+def test_generated_factors_agree_with_generated_kernels(name):
+    """The factored form Σ_p G^p (L_p R_pᵀ) that the blocked sums use equals the kernel function."""
+    from numerics._derived import ws_kernels
+
+    rng = np.random.default_rng(1)
+    Ti = tuple(rng.normal(size=(5, 4)) for _ in range(3))
+    Tj = tuple(rng.normal(size=(6, 4)) for _ in range(3))
+    v, G = rng.normal(size=4), rng.normal(size=(5, 6))
+    ref = getattr(ws_kernels, name)(Ti, Tj, v, G)
+    got = sum(G**p * (L @ R.T) for p, L, R in getattr(ws_kernels, f"{name}_factors")(Ti, Tj, v))
+    np.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13)
+
+
 def test_blocking_does_not_change_the_result():
     net = _net(np.random.default_rng(5), 4, 3, 23)
     ref = ce_hessian_moments(*net, "gelu", block=23)

@@ -16,14 +16,29 @@ def gg(Ti, Tj, v, Gm):
     return ((Ti[0]) @ (Tj[0]).T) + Gm * ((Ti[1] * v**2) @ (Tj[1]).T)
 
 
+def gg_factors(Ti, Tj, v):
+    """gg = sum over (p, L, R) of G**p * (L @ R.T); L rows follow Ti, R rows Tj."""
+    return [(0, Ti[0], Tj[0]), (1, Ti[1] * v**2, Tj[1])]
+
+
 def gKg(Ti, Tj, v, Gm):
     """g_i^T K_j g_i (unit blocks only): G**2*P1_i**2*P2_j*v**3 + 2*G*P0_i*P1_i*P1_j*v"""
     return Gm * (2 * (Ti[0] * Ti[1] * v) @ (Tj[1]).T) + Gm**2 * ((Ti[1]**2 * v**3) @ (Tj[2]).T)
 
 
+def gKg_factors(Ti, Tj, v):
+    """gKg = sum over (p, L, R) of G**p * (L @ R.T); L rows follow Ti, R rows Tj."""
+    return [(1, 2 * Ti[0] * Ti[1] * v, Tj[1]), (2, Ti[1]**2 * v**3, Tj[2])]
+
+
 def KK(Ti, Tj, v, Gm):
     """tr(K_i K_j) (unit blocks only): G**2*P2_i*P2_j*v**2 + 2*G*P1_i*P1_j"""
     return Gm * (2 * (Ti[1]) @ (Tj[1]).T) + Gm**2 * ((Ti[2] * v**2) @ (Tj[2]).T)
+
+
+def KK_factors(Ti, Tj, v):
+    """KK = sum over (p, L, R) of G**p * (L @ R.T); L rows follow Ti, R rows Tj."""
+    return [(1, 2 * Ti[1], Tj[1]), (2, Ti[2] * v**2, Tj[2])]
 
 
 def g2(Ti, v, Gm):
