@@ -549,7 +549,7 @@ class Bench:
         med, outs = interleaved(
             {
                 "closed": self.closed(net),
-                "proposed": lambda: proposed_split_moments(*net),
+                "proposed": lambda: proposed_split_moments(*net, block=256),
                 "gemm": lambda: A @ B,
                 "triad": lambda: np.add(big, big, out=outb),
             },
@@ -1082,7 +1082,8 @@ def proposed_split_moments(W, b, v, c, X, y, activation="tanh", *, block: int = 
     (O(n(M+1)N), no pair loop); the G² parts of gKg (both orientations) and KK share the right factor
     r_j P2_j, so one GEMM G²[B_J | A_J] covers them; only gg needs its b×b block. GEMM flops fall from
     n²(M+1+8N) to n²(M+1+4N) and the b×b passes from ~58 to ~16. Here only to be measured side by side
-    (and checked equal) in one run; it belongs in ``numerics.moments``.
+    (and checked equal) in one run, at block = 256 (cache-sized b×b temporaries), as the patch proposes;
+    it belongs in ``numerics.moments``.
     """
     from numerics.moments import _tables_float64, validate_net
     from numerics.smooth import get_activation
