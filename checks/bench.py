@@ -322,6 +322,7 @@ class Bench:
     targets: list[dict[str, Any]] = field(default_factory=list)
     log: Callable[[str], None] = print
     section: str = ""
+    ran: tuple[str, ...] = ()
 
     # -- machine ------------------------------------------------------------------------------------
     def machine(self):
@@ -532,7 +533,10 @@ class Bench:
     def headline(self):
         g = self.grid
         (M, N), n = g.head_MN, g.head_n
-        row = next((r for r in self.data["D_sweep"]["rows"] if (r["M"], r["N"], r["n"]) == (M, N, n)), None)
+        row = None
+        if "D_sweep" in self.ran:  # else (a --merge re-run of the headline alone) measure the case afresh
+            rows = self.data.get("D_sweep", {}).get("rows", [])
+            row = next((r for r in rows if (r["M"], r["N"], r["n"]) == (M, N, n)), None)
         if row is None:
             row = self.sweep("headline_case", [(M, N, n)])[0]
         mach = self.data["machine"]
@@ -1535,6 +1539,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in prior.items():  # later sections (fits, headline) read earlier ones
             if k not in ("meta", "targets", "machine", "errors") and k not in b.data:
                 b.data[k] = v
+    b.ran = tuple(name for name, _ in sections)
     t_all = time.perf_counter()
     with Progress(
         TextColumn("{task.description}"),
