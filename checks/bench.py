@@ -289,10 +289,12 @@ def dim_of(M: int, N: int) -> int:
 def closed_form_cost(n: int, M: int, N: int, block: int = 1024) -> dict[str, float]:
     """Flops of the GEMMs and bytes of the block-sized elementwise passes of ``numerics.moments._moments``.
 
-    Counted from the code (bias=True): per pair of blocks (I ≤ J) one Gram GEMM (K = M+1), and GEMMs with
-    K = N: 2 in gg, 2 in KK, 2 in gKg and, off the diagonal, 2 more for the transposed gKg. Elementwise
-    traffic per b_I×b_J block: 32 array reads + 26 writes off the diagonal (incl. GEMM outputs), 22 + 19 on
-    it (one gKg fewer), 8 bytes each. The per-sample tables (O(n(M+N))) are negligible and omitted.
+    Counted from the code as of f699781 (pair sums grouped by the power of G; bias=True): per pair of
+    blocks (I ≤ J) one Gram GEMM (K = M+1), 2 GEMMs with K = N in gg, and for each of the two G² terms
+    (gKg, KK) one (b×b)·(b×N) product per orientation (one on the diagonal). Elementwise traffic per
+    b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs and 3 temporaries, S², G² (8); reads gg 5,
+    S² 1, qᵀS²q 1, G² 1 and one per G² product (4 off the diagonal, 2 on it). The O(n(M+1)N) G-linear
+    terms and the per-sample tables are omitted.
     """
     flops = bytes_ = 0.0
     starts = list(range(0, n, block))
@@ -304,8 +306,8 @@ def closed_form_cost(n: int, M: int, N: int, block: int = 1024) -> dict[str, flo
             bj = min(block, n - J)
             e = bi * bj
             diag = I == J
-            flops += 2 * e * (M + 1) + 2 * e * N * (6 if diag else 8)
-            bytes_ += 8 * e * ((22 + 19) if diag else (32 + 26))
+            flops += 2 * e * (M + 1) + 2 * e * N * (4 if diag else 6)
+            bytes_ += 8 * e * (8 + (10 if diag else 12))
     return {"flops": flops, "bytes": bytes_}
 
 
@@ -483,7 +485,7 @@ class Bench:
         tail = [r for r in n_rows if r["n"] >= 1000] or n_rows
         big = [r for r in n_rows if r["n"] >= 2048] or n_rows[-2:]
         D_rows = self.data["D_sweep"]["rows"]
-        flopsD = [r["M"] + 1 + 8 * r["N"] for r in D_rows]
+        flopsD = [r["M"] + 1 + 6 * r["N"] for r in D_rows]
         dbig = [r for r in D_rows if r["D"] >= 500] or D_rows
         f = {
             "time_vs_n": fit_exponent([r["n"] for r in tail], [r["closed_s"] for r in tail]),
@@ -494,7 +496,7 @@ class Bench:
             "mem_vs_n_predicted": 1.0,
             "time_vs_D": fit_exponent([r["D"] for r in dbig], [r["closed_s"] for r in dbig]),
             "time_vs_D_predicted": fit_exponent(
-                [r["D"] for r in dbig], [r["M"] + 1 + 8 * r["N"] for r in dbig]
+                [r["D"] for r in dbig], [r["M"] + 1 + 6 * r["N"] for r in dbig]
             ),
             "time_vs_D_range": [dbig[0]["D"], dbig[-1]["D"]],
             "time_vs_cost_model": fit_exponent(
@@ -1265,8 +1267,8 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
             f"| closed-form peak memory vs n (block = 1024) | {ex['mem_vs_n']:.2f} | 1 (block·n) | "
             f"n ∈ {ex['mem_vs_n_range']} |",
             f"| closed-form time vs D (n fixed) | {ex['time_vs_D']:.2f} | {ex['time_vs_D_predicted']:.2f} "
-            f"(M+1+8N along this path) | D ∈ {ex['time_vs_D_range']} |",
-            f"| closed-form time vs M+1+8N | {ex['time_vs_cost_model']:.2f} | 1 | same |",
+            f"(GEMM flop model along this path) | D ∈ {ex['time_vs_D_range']} |",
+            f"| closed-form time vs the flop model per pair | {ex['time_vs_cost_model']:.2f} | 1 | same |",
             f"| HVP time per probe vs n / vs D | {ex['hvp_time_vs_n']:.2f} / "
             f"{ex['hvp_time_vs_D']:.2f} | 1 / 1 | |",
         ]
