@@ -286,15 +286,15 @@ def dim_of(M: int, N: int) -> int:
     return N * (M + 2) + 1
 
 
-def closed_form_cost(n: int, M: int, N: int, block: int = 1024) -> dict[str, float]:
+def closed_form_cost(n: int, M: int, N: int, block: int = 256) -> dict[str, float]:
     """Flops of the GEMMs and bytes of the block-sized elementwise passes of ``numerics.moments._moments``.
 
-    Counted from the code as of f699781 (pair sums grouped by the power of G; bias=True): per pair of
-    blocks (I ≤ J) one Gram GEMM (K = M+1), 2 GEMMs with K = N in gg, and for each of the two G² terms
-    (gKg, KK) one (b×b)·(b×N) product per orientation (one on the diagonal). Elementwise traffic per
-    b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs and 3 temporaries, S², G² (8); reads gg 5,
-    S² 1, qᵀS²q 1, G² 1 and one per G² product (4 off the diagonal, 2 on it). The O(n(M+1)N) G-linear
-    terms and the per-sample tables are omitted.
+    Counted from the code as of 4a6081f (pair sums grouped by the power of G, gKg's and KK's G² terms
+    sharing their right factor r∘φ″; bias=True): per pair of blocks (I ≤ J) one Gram GEMM (K = M+1),
+    2 GEMMs with K = N in gg, and one (b×b)·(b×N) G² product per orientation (one on the diagonal).
+    Elementwise traffic per b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs and 3
+    temporaries, S², G² (8); reads gg 5, S² 1, qᵀS²q 1, G² 1 and one per G² product (2 off the
+    diagonal, 1 on it). The O(n(M+1)N) G-linear terms and the per-sample tables are omitted.
     """
     flops = bytes_ = 0.0
     starts = list(range(0, n, block))
@@ -306,8 +306,8 @@ def closed_form_cost(n: int, M: int, N: int, block: int = 1024) -> dict[str, flo
             bj = min(block, n - J)
             e = bi * bj
             diag = I == J
-            flops += 2 * e * (M + 1) + 2 * e * N * (4 if diag else 6)
-            bytes_ += 8 * e * (8 + (10 if diag else 12))
+            flops += 2 * e * (M + 1) + 2 * e * N * (3 if diag else 4)
+            bytes_ += 8 * e * (8 + (9 if diag else 10))
     return {"flops": flops, "bytes": bytes_}
 
 
@@ -360,10 +360,12 @@ class Bench:
         self.log(f"GEMM {gemm / 1e9:.1f} GFLOP/s, triad {bw / 1e9:.1f} GB/s, load {os.getloadavg()[0]:.1f}")
 
     # -- helpers for (a), (b), (c) --------------------------------------------------------------------
-    def closed(self, net, block=1024):
+    def closed(self, net, block=None):
+        """The suite's closed form as a user calls it (its default block unless one is given)."""
         from numerics.moments import ce_hessian_moments
 
-        return lambda: ce_hessian_moments(*net, "tanh", block=block)
+        kw = {} if block is None else {"block": block}
+        return lambda: ce_hessian_moments(*net, "tanh", **kw)
 
     def hvp(self, net):
         from numerics.reference import hvp_operator
@@ -545,8 +547,7 @@ class Bench:
         cost = closed_form_cost(n, M, N)
         net = make_net(M, N, n, self.seed)
         where = f"(D = {row['D']}, n = {n})" + (" [quick stand-in for D≈2000, n=2000]" if self.quick else "")
-        # the roofline's rates are measured interleaved with the closed form (the load drifts), and so is
-        # the proposed moments.py change
+        # the roofline's rates are measured interleaved with the closed form (the load drifts)
         rng = np.random.default_rng(1)
         s_g = 768 if self.quick else 1536
         A, B = rng.random((s_g, s_g)), rng.random((s_g, s_g))
@@ -555,7 +556,6 @@ class Bench:
         med, outs = interleaved(
             {
                 "closed": self.closed(net),
-                "proposed": lambda: proposed_split_moments(*net, block=256),
                 "gemm": lambda: A @ B,
                 "triad": lambda: np.add(big, big, out=outb),
             },
@@ -566,8 +566,6 @@ class Bench:
         t_mem = cost["bytes"] / bw
         roof = t_flop + t_mem
         t_cf = med["closed"]
-        tr, tr2 = outs["proposed"]
-        m = outs["closed"]
         h = {
             "M": M,
             "N": N,
@@ -584,16 +582,12 @@ class Bench:
             "gbytes": cost["bytes"] / 1e9,
             "closed_over_roofline": t_cf / roof,
             "achieved_gflops": cost["flops"] / t_cf / 1e9,
-            "proposed_s": med["proposed"],
-            "proposed_speedup": med["closed"] / med["proposed"],
-            "proposed_rel_diff": max(abs(tr - m.trace) / abs(m.trace), abs(tr2 - m.trace_sq) / m.trace_sq),
         }
         if "dense_s" in row:
             h.update(dense_s=row["dense_s"], ratio=row["ratio_dense_over_closed"])
             D = row["D"]
             t_cols = row["hvp_s_per_probe"] * D
             t_eig = mach["eigvalsh_s_per_D3"] * D**3
-            h["proposed_ratio"] = row["ratio_dense_over_closed"] * h["proposed_speedup"]  # in-window ratios
             expl = (
                 f"Measured split. Dense = {D} HVP columns (≈{t_cols:.1f} s at "
                 f"{row['hvp_s_per_probe'] * 1e3:.1f} ms/probe, batched) +"
@@ -601,11 +595,7 @@ class Bench:
                 f"O(n·D·(M+N)) + O(D³) and is fast at "
                 f"this D. Closed form {t_cf:.3g} s = {cost['flops'] / 1e9:.2f} GFLOP of GEMMs "
                 f"({t_flop:.3g} s at the GEMM peak) + {cost['bytes'] / 1e9:.2f} GB of b×b elementwise passes "
-                f"({t_mem:.3g} s): it is already near its roofline ({t_cf / roof:.2f}×), so only less work "
-                f"helps. The proposed split-kernel form (reports/moments_perf.patch) measured "
-                f"{med['proposed']:.3g} s "
-                f"({h['proposed_speedup']:.2f}× faster, same values to {h['proposed_rel_diff']:.0e}), i.e. a "
-                f"ratio of {h['proposed_ratio']:.0f}× to the dense Hessian."
+                f"({t_mem:.3g} s): it is at {t_cf / roof:.2f}× its roofline, so only less work helps."
             )
             self._target(
                 f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
@@ -1080,50 +1070,6 @@ def brute_force_lipschitz(W, b, a, v, R: float = 1.0) -> tuple[float, int]:
     return best, feas
 
 
-def proposed_split_moments(W, b, v, c, X, y, activation="tanh", *, block: int = 1024) -> tuple[float, float]:
-    """Prototype of the change proposed for ``numerics/moments.py`` (``reports/moments_perf.patch``).
-
-    The same tr H, tr H² as ``ce_hessian_moments`` (bias=True, float64), with the generated kernels
-    grouped by their power of G_ij = x̃_i·x̃_j: the G-linear parts of gKg and KK factor through X̃ᵀ
-    (O(n(M+1)N), no pair loop); the G² parts of gKg (both orientations) and KK share the right factor
-    r_j P2_j, so one GEMM G²[B_J | A_J] covers them; only gg needs its b×b block. GEMM flops fall from
-    n²(M+1+8N) to n²(M+1+4N) and the b×b passes from ~58 to ~16. Here only to be measured side by side
-    (and checked equal) in one run, at block = 256 (cache-sized b×b temporaries), as the patch proposes;
-    it belongs in ``numerics.moments``.
-    """
-    from numerics.moments import _tables_float64, validate_net
-    from numerics.smooth import get_activation
-
-    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=True)
-    (P0, P1, P2), q, r = _tables_float64(W, b, v, c, X, y, get_activation(activation))
-    n = X.shape[0]
-    Xt = np.hstack([X, np.ones((n, 1))])
-    gd = (Xt * Xt).sum(axis=1)
-    trace = (q @ ((P0 * P0).sum(axis=1) + gd * ((P1 * P1) @ (v * v)) + 1) + r @ (gd * (P2 @ v))) / n
-    Bq, Br = Xt.T @ (q[:, None] * P0 * P1 * v), Xt.T @ (r[:, None] * P1)
-    acc = 4 * np.sum(Bq * Br) + 2 * np.sum(Br * Br)
-    A = 2 * q[:, None] * P1 * P1 * v**3 + r[:, None] * P2 * v**2
-    B = r[:, None] * P2
-    AB, BA, P1v2 = np.hstack([A, B]), np.hstack([B, A]), P1 * v**2
-    for I in range(0, n, block):
-        sI = slice(I, min(I + block, n))
-        for J in range(I, n, block):
-            sJ = slice(J, min(J + block, n))
-            G = Xt[sI] @ Xt[sJ].T
-            S = P0[sI] @ P0[sJ].T
-            C = P1v2[sI] @ P1[sJ].T
-            C *= G
-            S += C
-            S += 1.0
-            S *= S
-            sym = q[sI] @ S @ q[sJ]
-            del S, C
-            G *= G
-            quad = np.sum((G @ BA[sJ]) * AB[sI])
-            acc += sym + quad / 2 if I == J else 2 * sym + quad
-    return float(trace), float(acc / (n * n))
-
-
 # ----------------------------------------------------------------------------------------------- report
 def _fmt(x, unit=""):
     if x is None:
@@ -1144,11 +1090,6 @@ def headline_table(data: dict[str, Any], targets: list[dict[str, Any]]) -> str:
             f"dense torch.func "
             f"Hessian + eigvalsh {_fmt(h.get('dense_s'), ' s')} | {_fmt(h.get('ratio'), '×')} |"
         )
-        if "proposed_s" in h:
-            lines.append(
-                f"| same, proposed split-kernel closed form (patch) | {_fmt(h['proposed_speedup'], '×')} "
-                f"faster than the current one | dense | {_fmt(h.get('proposed_ratio'), '×')} |"
-            )
         lines.append(
             f"| same, vs roofline ({h.get('gemm_gflops', 0):.1f} GFLOP/s, "
             f"{h.get('triad_gbs', 0):.1f} GB/s) | {_fmt(h['closed_s'], ' s')} | roofline "
