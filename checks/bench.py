@@ -1205,7 +1205,7 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
             "| quantity | fitted | predicted | range |",
             "|---|---|---|---|",
             f"| closed-form time vs n | {ex['time_vs_n']:.2f} | 2 (n²) | n ∈ {ex['time_vs_n_range']} |",
-            f"| closed-form peak memory vs n (block = 1024) | {ex['mem_vs_n']:.2f} | 1 (block·n) | "
+            f"| closed-form peak memory vs n (default block) | {ex['mem_vs_n']:.2f} | 1 (block·n) | "
             f"n ∈ {ex['mem_vs_n_range']} |",
             f"| closed-form time vs D (n fixed) | {ex['time_vs_D']:.2f} | {ex['time_vs_D_predicted']:.2f} "
             f"(GEMM flop model along this path) | D ∈ {ex['time_vs_D_range']} |",
