@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings, target
 from hypothesis import seed as hyp_seed
 from hypothesis.errors import Unsatisfiable
 
-from checks.evidence import TOL, jsonable
+from checks.evidence import TOL, Outcome, jsonable
 
 
 class NotApplicable(Exception):
@@ -188,3 +188,24 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
     finally:
         res.seconds = time.perf_counter() - t0
     return res
+
+
+def run_properties(ctx, props, salt: str) -> Outcome:
+    """The F level of a claim: falsify each property (budget from ``ctx``; a third in quick mode) and
+    pass iff none has a confirmed counterexample. Seeds derive from (ctx.seed, salt, property name)."""
+    results = [falsify(p, budget=ctx.budget if ctx.budget else (max(p.budget // 3, 10) if ctx.quick else p.budget),
+                       seed=int(ctx.rng(salt + p.name).integers(2**31)),
+                       out_dir=ctx.report_dir / "counterexamples") for p in props]
+    metric = {
+        "examples": sum(r.examples for r in results),
+        "not_applicable": sum(r.not_applicable for r in results),
+        "float64_candidates": sum(r.candidates for r in results),
+        "confirmed": sum(r.confirmed for r in results),
+        "worst_margin": max(r.worst_screen for r in results),
+        "examples_per_s": round(sum(r.examples for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
+    }
+    summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
+                        f"{r.confirmed} confirmed" for r in results)
+    return Outcome(not any(r.found for r in results), metric, summary,
+                   details={r.name: {**r.metric(), "counterexample": r.counterexample,
+                                     "reproducers": r.reproducers} for r in results})

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from checks.evidence import TOL, Outcome
-from checks.falsify import NotApplicable, Property, falsify
+from checks.falsify import NotApplicable, Property, run_properties
 from checks.flatness import DUALITY, SYMMETRY, UPSILON
 from checks.registry import Context
 from numerics import flatness as nf
@@ -297,26 +297,6 @@ def certificate_property(neuron_fn=derived.upsilon_neuron) -> Property:
 
 
 # --------------------------------------------------------------------------------------------
-
-
-def run_properties(ctx: Context, props, salt: str) -> Outcome:
-    results = [falsify(p, budget=ctx.budget if ctx.budget else (max(p.budget // 4, 10) if ctx.quick else p.budget),
-                       seed=int(ctx.rng(salt + p.name).integers(2**31)),
-                       out_dir=ctx.report_dir / "counterexamples") for p in props]
-    found = [r for r in results if r.found]
-    metric = {
-        "examples": sum(r.examples for r in results),
-        "not_applicable": sum(r.not_applicable for r in results),
-        "float64_candidates": sum(r.candidates for r in results),
-        "confirmed": sum(r.confirmed for r in results),
-        "worst_margin": max(r.worst_screen for r in results),
-        "examples_per_s": round(sum(r.examples for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
-    }
-    summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
-                        f"{r.confirmed} confirmed" for r in results)
-    return Outcome(not found, metric, summary,
-                   details={r.name: {**r.metric(), "counterexample": r.counterexample,
-                                     "reproducers": r.reproducers} for r in results})
 
 
 @SYMMETRY.level("F")

@@ -16,7 +16,7 @@ import mpmath
 import numpy as np
 
 from checks.evidence import TOL, Outcome
-from checks.falsify import NotApplicable, Property, falsify
+from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
 from checks.strategies import NetCase, SpectrumCase, ce_nets, spectra
 from checks.ws import BOUND, THEOREM
@@ -153,25 +153,6 @@ def moments_property(moments_fn=ce_hessian_moments) -> Property:
 
     return Property("ws.bound/moments", ce_nets(), screen, confirm, NetCase.to_json, NetCase.from_json,
                     budget=120)
-
-
-def run_properties(ctx: Context, props, salt: str) -> Outcome:
-    results = [falsify(p, budget=ctx.budget if ctx.budget else (p.budget // 3 if ctx.quick else p.budget),
-                       seed=int(ctx.rng(salt + p.name).integers(2**31)),
-                       out_dir=ctx.report_dir / "counterexamples") for p in props]
-    found = [r for r in results if r.found]
-    metric = {
-        "examples": sum(r.examples for r in results),
-        "float64_candidates": sum(r.candidates for r in results),
-        "confirmed": sum(r.confirmed for r in results),
-        "examples_per_s": round(sum(r.examples for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
-    }
-    summary = "; ".join(
-        f"{r.name}: {r.examples} ex, {r.candidates} float64 hits, {r.confirmed} confirmed" for r in results
-    )
-    return Outcome(not found, metric, summary,
-                   details={r.name: {**r.metric(), "counterexample": r.counterexample,
-                                     "reproducers": r.reproducers} for r in results})
 
 
 @THEOREM.level("F")

@@ -364,7 +364,8 @@ _TABLE_NAMES = {P_I[0]: ("i", 0), P_I[1]: ("i", 1), P_I[2]: ("i", 2),
                 P_J[0]: ("j", 0), P_J[1]: ("j", 1), P_J[2]: ("j", 2)}
 
 
-def _monomial_code(mono: sp.Expr, side_i: str, side_j: str, diag: bool) -> str:
+def _split_monomial(mono: sp.Expr, name_i: str = "Ti", name_j: str = "Tj"):
+    """A monomial c·v^e·Π(i-tables)·Π(j-tables) as (c, i-factor code with v^e, j-factor code)."""
     coeff, factors = mono.as_coeff_mul()
     fi, fj, vpow = [], [], 0
     for f in factors:
@@ -373,19 +374,23 @@ def _monomial_code(mono: sp.Expr, side_i: str, side_j: str, diag: bool) -> str:
             vpow += int(e)
             continue
         side, order = _TABLE_NAMES[base]
-        term = f"{side_i if side == 'i' else side_j}[{order}]" + (f"**{int(e)}" if e != 1 else "")
+        term = f"{name_i if side == 'i' else name_j}[{order}]" + (f"**{int(e)}" if e != 1 else "")
         (fi if side == "i" else fj).append(term)
-    left = list(fi)
     if vpow:
-        left.append("v" if vpow == 1 else f"v**{vpow}")
+        fi.append("v" if vpow == 1 else f"v**{vpow}")
+    return sp.nsimplify(coeff), fi, fj
+
+
+def _side_code(names: list[str], ones_like: str) -> str:
+    return " * ".join(names) if names else f"({ones_like} * 0 + 1)"
+
+
+def _monomial_code(mono: sp.Expr, diag: bool) -> str:
+    c, fi, fj = _split_monomial(mono, "Ti", "Ti" if diag else "Tj")
     if diag:  # i = j: a row sum over units of one table
-        prod = " * ".join(left + fj) or "ones"
-        code = f"({prod}).sum(axis=1)"
+        code = f"({_side_code(fi + fj, 'Ti[0]')}).sum(axis=1)"
     else:
-        lcode = " * ".join(left) or "ones_i"
-        rcode = " * ".join(fj) or "ones_j"
-        code = f"({lcode}) @ ({rcode}).T"
-    c = sp.nsimplify(coeff)
+        code = f"({_side_code(fi, 'Ti[0]')}) @ ({_side_code(fj, 'Tj[0]')}).T"
     return code if c == 1 else f"{c} * {code}"
 
 
@@ -394,14 +399,10 @@ def _kernel_code(expr: sp.Expr, diag: bool) -> str:
     terms = []
     for (d,), coeff in sorted(poly.terms()):
         monos = sp.Add.make_args(sp.expand(coeff))
-        body = " + ".join(_monomial_code(mn, "Ti", "Tj" if not diag else "Ti", diag) for mn in monos)
+        body = " + ".join(_monomial_code(mn, diag) for mn in monos)
         g = "" if d == 0 else ("Gm * " if d == 1 else f"Gm**{d} * ")
         terms.append(f"{g}({body})")
     return " + ".join(terms) if terms else "0"
-
-
-def _side_code(names: list[str], ones_like: str) -> str:
-    return " * ".join(names) if names else f"({ones_like} * 0 + 1)"
 
 
 def _factor_code(expr: sp.Expr) -> str:
@@ -409,18 +410,7 @@ def _factor_code(expr: sp.Expr) -> str:
     out = []
     for (d,), coeff in sorted(sp.Poly(expr, G).terms()):
         for mono in sp.Add.make_args(sp.expand(coeff)):
-            c, factors = mono.as_coeff_mul()
-            fi, fj, vpow = [], [], 0
-            for f in factors:
-                base, e = f.as_base_exp()
-                if base == V:
-                    vpow += int(e)
-                    continue
-                side, order = _TABLE_NAMES[base]
-                (fi if side == "i" else fj).append(f"T{side}[{order}]" + (f"**{int(e)}" if e != 1 else ""))
-            if vpow:
-                fi.append("v" if vpow == 1 else f"v**{vpow}")
-            c = sp.nsimplify(c)
+            c, fi, fj = _split_monomial(mono)
             left = _side_code(fi, "Ti[0]")
             out.append(f"({d}, {left if c == 1 else f'{c} * {left}'}, {_side_code(fj, 'Tj[0]')})")
     return "[" + ", ".join(out) + "]"
