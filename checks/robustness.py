@@ -158,15 +158,6 @@ def _stereo(z):
     return RP._stereo(list(z))
 
 
-def _eval_exact(net, x):
-    W, b, a, v, c = net
-    out = c + sum(vi * xi for vi, xi in zip(v, x, strict=True))
-    for wk, bk, ak in zip(W, b, a, strict=True):
-        z = sp.radsimp(sp.together(sp.expand(sum(wi * xi for wi, xi in zip(wk, x, strict=True)) + bk)))
-        out += ak * sp.Max(0, z)
-    return out
-
-
 # ---------------------------------------------------------------------------------- rob.canonical
 @CANONICAL.level("S")
 def _(ctx: Context) -> Outcome:
@@ -197,7 +188,7 @@ def _(ctx: Context) -> Outcome:
             pts = [_stereo([_rat(x, 8) for x in rng.normal(size=3)]) if isinstance(dom, K.Sphere)
                    else [_rat(x, 8) * sp.Rational(1, 3) for x in rng.normal(size=3)] for _ in range(4)]
             for x in pts + Q:
-                value_zero += sp.simplify(_eval_exact(net, x) - _eval_exact(cf.net(), x)) == 0
+                value_zero += sp.simplify(RP._exact_eval(net, x) - RP._exact_eval(cf.net(), x)) == 0
             kink_pts += len(Q)
     total_same = forms * len(RP.RECIPES)
     total_pts = forms * 4 + kink_pts
@@ -210,7 +201,7 @@ def _(ctx: Context) -> Outcome:
         ref = sum(ak * sp.Max(-1, sp.Min(1, sum(w * xi for w, xi in zip(wk, x, strict=True)) + bk))
                   for wk, bk, ak in zip(net[0], net[1], net[2], strict=True)) + sum(
             vi * xi for vi, xi in zip(net[3], x, strict=True)) + net[4]
-        kpiece_ok &= sp.simplify(ref - _eval_exact(cfk.net(), x)) == 0
+        kpiece_ok &= sp.simplify(ref - RP._exact_eval(cfk.net(), x)) == 0
     passed = all(ids.values()) and same == total_same and value_zero == total_pts and kpiece_ok
     return Outcome(passed, {"identities": f"{sum(ids.values())}/{len(ids)}",
                             "unique_forms": f"{same}/{total_same}", "exact_values": f"{value_zero}/{total_pts}",
@@ -661,7 +652,7 @@ def _(ctx: Context) -> Outcome:
     X = [list(Qm[:, i]) for i in range(3)] + [[-z for z in Qm[:, i]] for i in range(3)]
     y = [1, -1, 1, 1, -1, -1]
     net = width2n_net(X, y, s)
-    err = [sp.simplify(_eval_exact(net, x) - yi) for x, yi in zip(X, y, strict=True)]
+    err = [sp.simplify(RP._exact_eval(net, x) - yi) for x, yi in zip(X, y, strict=True)]
     ok = all(w.checks.values()) and all(e == 0 for e in err)
     return Outcome(ok, {"derivations": f"{sum(w.checks.values())}/{len(w.checks)}", "interp_error": "0 (exact)",
                         "lip": str(w.lipschitz), "threshold": str(w.threshold)},
@@ -681,7 +672,7 @@ def _(ctx: Context) -> Outcome:
             X = [list(Qm[:, i]) for i in range(d)] + [[-z for z in Qm[:, i]] for i in range(d)]
             y = [int(z) for z in rng.choice([-1, 1], size=2 * d)]
             net = width2n_net(X, y, s)
-            err = max(abs(sp.simplify(_eval_exact(net, x) - yi)) for x, yi in zip(X, y, strict=True))
+            err = max(abs(sp.simplify(RP._exact_eval(net, x) - yi)) for x, yi in zip(X, y, strict=True))
             L = K.lipschitz(net, K.Sphere(d))
             exact_eq = sp.simplify(L.value - sp.sqrt(7)) == 0
             digits.append(digits_agreed(mpmath.mpf(L.upper), D.width2n_lipschitz(mpmath.mpf(1) / 4)))
