@@ -588,7 +588,24 @@ def certify_nu_p1(nu, Phibar, omega) -> np.ndarray:
     return nu * min(1.0, (1 - _FEAS_SAFETY) / worst) if worst > 0 else nu
 
 
-def _solve_p1(Phi, y, om):
+def _solve_p1(Phi, y, om, method: str = "auto"):
+    """p = 1: the interior point with crossover (``numerics.weighted_l1``), or HiGHS on the split LP.
+
+    ``auto`` runs the interior point and falls back to HiGHS only if it neither converged nor ended
+    optimal to rounding.
+    """
+    if method in ("auto", "ipm"):
+        from numerics.weighted_l1 import weighted_l1_min
+
+        r = weighted_l1_min(Phi, y, om)
+        if r.optimal or r.converged or method == "ipm":
+            how = ("optimal vertex by crossover" if r.basis else "optimal" if r.optimal
+                   else "converged" if r.converged else "NOT converged")
+            return r.b, certify_nu_p1(r.nu, Phi, om), f"interior point (Mehrotra), {r.iterations} iterations, {how}"
+    return _solve_p1_highs(Phi, y, om)
+
+
+def _solve_p1_highs(Phi, y, om):
     from scipy.optimize import linprog
 
     m = Phi.shape[1]
@@ -611,7 +628,7 @@ def _solve_p1(Phi, y, om):
     b = min(cands_b, key=lambda bb: (float(np.max(np.abs(Phi @ bb - y))) > 1e-9, float(om @ np.abs(bb))))
     nus = [certify_nu_p1(v, Phi, om) for v in cands_nu]
     nu = max(nus, key=lambda v: float(v @ y))
-    return b, nu, "highs"
+    return b, nu, "HiGHS (split LP), support polish"
 
 
 def _dual_newton(nu, Phi, y, om, p, iters: int = 50):
@@ -676,11 +693,16 @@ def _solve_pgt1(Phi, y, om, p):
     return (b if obj(b) <= obj(b_cvx) else b_cvx), nu, "cvxpy+clarabel (power cone), dual Newton polish"
 
 
-def flattest_outer_weights(Theta, X, y, activation) -> FlattestResult:
+def flattest_outer_weights(Theta, X, y, activation, *, method: Literal["auto", "ipm", "highs"] = "auto"
+                           ) -> FlattestResult:
     r"""Outer weights of least Υ among all interpolators with the directions of Theta.
 
-    Solves :math:`\min_b\sum_j\omega_j|b_j|^p` s.t. :math:`\bar\Phi b=y` (p = 1: an LP with HiGHS; p > 1: a
-    power-cone program with cvxpy + Clarabel) and returns :math:`a_j=b_j/\|\theta_j\|^c`. The dual point
+    Solves :math:`\min_b\sum_j\omega_j|b_j|^p` s.t. :math:`\bar\Phi b=y` and returns :math:`a_j=b_j/\|\theta_j\|^c`.
+    p = 1 is a weighted basis pursuit LP: ``method="auto"``/``"ipm"`` solve it with the normal-equation
+    interior point of :mod:`numerics.weighted_l1` plus a crossover to an optimal vertex (7 s at n = 10³,
+    m = 10⁴); ``"highs"`` uses scipy's HiGHS on the split form (the independent cross-check; slow beyond
+    n·m ≈ 10⁶). p > 1 is a power-cone program (cvxpy + Clarabel) polished by dual Newton; ``method`` is
+    ignored there. The dual point
     ν is made exactly feasible (p = 1: scaled into :math:`|\bar\Phi^\top\nu|\le\omega`, with a 1e-12 slack for
     float64 rounding; p > 1: every ν is feasible), so ``dual_value`` is a certified lower bound.
 
@@ -693,6 +715,8 @@ def flattest_outer_weights(Theta, X, y, activation) -> FlattestResult:
         >>> res.p, res.dual_value <= res.value, res.rel_gap < 1e-8
         (1.0, True, True)
     """
+    if method not in ("auto", "ipm", "highs"):
+        raise ValueError(f"method: expected 'auto', 'ipm' or 'highs', got {method!r}")
     act = get_activation(activation)
     v = _inputs(Theta=Theta, X=X, y=y)
     n, m = v["X"].shape[0], v["Theta"].shape[0]
@@ -706,7 +730,7 @@ def flattest_outer_weights(Theta, X, y, activation) -> FlattestResult:
                          "general position (for the quadratic activation, n ≤ d(d+1)/2)")
     p = inv.p
     if p == 1:
-        bl, nu, solver = _solve_p1(Phi, v["y"], om)
+        bl, nu, solver = _solve_p1(Phi, v["y"], om, method)
     else:
         bl, nu, solver = _solve_pgt1(Phi, v["y"], om, p)
     b = np.zeros(m)

@@ -1,0 +1,141 @@
+"""numerics.weighted_l1 (the p = 1 flattest-interpolator LP) against solvers it shares no code with.
+
+Oracles: scipy's HiGHS on the split LP ``min c·x, [Φ, −Φ]x = y, x ≥ 0``; brute-force enumeration of
+every basic solution for tiny problems; weak duality checked on the returned ν itself.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+import numerics.flatness as nf
+from numerics.weighted_l1 import weighted_l1_min
+
+
+def highs(Phi, y, w):
+    res = linprog(np.concatenate([w, w]), A_eq=np.hstack([Phi, -Phi]), b_eq=y, bounds=(0, None), method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+    assert res.status == 0, res.message
+    return res.fun
+
+
+def relu_problem(n, m, d, seed):
+    rng = np.random.default_rng([7, n, m, d, seed])
+    X, Th = rng.standard_normal((n, d)), rng.standard_normal((m, d))
+    y = np.maximum(X[:, 0], 0) + 0.1 * rng.standard_normal(n)
+    inv = nf.invariant_form(Th, X, "relu")
+    live = inv.omega > 0
+    return inv.Phibar[:, live], y, inv.omega[live]
+
+
+def certified_lower(Phi, y, w, nu):
+    return float(nf.certify_nu_p1(nu, Phi, w) @ y)
+
+
+def assert_optimal(res, Phi, y, w, ref, rel=1e-9):
+    assert res.primal_residual <= 1e-9 * (1 + np.max(np.abs(y)))
+    assert np.max(np.abs(Phi @ res.b - y)) <= 1e-9 * (1 + np.max(np.abs(y)))
+    assert abs(res.value - ref) <= rel * abs(ref), (res.value, ref)
+    lower = certified_lower(Phi, y, w, res.nu)
+    assert lower <= ref * (1 + 1e-12) + 1e-14  # weak duality for the scaled ν
+    assert ref - lower <= rel * abs(ref), (lower, ref)
+
+
+@pytest.mark.parametrize(("n", "m", "d"), [(4, 9, 3), (10, 40, 3), (30, 60, 5), (50, 500, 8), (120, 120, 10)])
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_highs_on_relu_features(n, m, d, seed):
+    Phi, y, w = relu_problem(n, m, d, seed)
+    if np.linalg.matrix_rank(Phi) < n:
+        pytest.skip("rank-deficient draw")
+    res = weighted_l1_min(Phi, y, w)
+    assert_optimal(res, Phi, y, w, highs(Phi, y, w))
+    assert res.optimal
+    assert np.count_nonzero(res.b) <= n  # a vertex
+
+
+def test_brute_force_vertices():
+    """Every basic solution of a 3×7 problem, by enumeration: the LP optimum is the best of them."""
+    rng = np.random.default_rng(3)
+    Phi, y, w = rng.standard_normal((3, 7)), rng.standard_normal(3), rng.uniform(0.5, 2, 7)
+    best = min(float(w[list(S)] @ np.abs(np.linalg.solve(Phi[:, list(S)], y)))
+               for S in itertools.combinations(range(7), 3))
+    res = weighted_l1_min(Phi, y, w)
+    assert res.basis and res.optimal
+    assert abs(res.value - best) <= 1e-12 * best
+
+
+def test_degenerate_sparse_optimum():
+    rng = np.random.default_rng(0)
+    Phi = rng.standard_normal((20, 60))
+    y = Phi[:, :3] @ np.array([1.0, -2.0, 0.5])
+    res = weighted_l1_min(Phi, y, np.ones(60))
+    assert res.optimal
+    assert np.flatnonzero(res.b).tolist() == [0, 1, 2]
+    assert abs(res.value - 3.5) <= 1e-12
+
+
+def test_square_and_zero_cases():
+    rng = np.random.default_rng(1)
+    Phi, y, w = rng.standard_normal((30, 30)), rng.standard_normal(30), rng.uniform(0.5, 2, 30)
+    res = weighted_l1_min(Phi, y, w)  # the feasible set is one point
+    b = np.linalg.solve(Phi, y)
+    assert abs(res.value - float(w @ np.abs(b))) <= 1e-10 * res.value
+    zero = weighted_l1_min(Phi, np.zeros(30), w)
+    assert zero.value == 0 and not np.any(zero.b) and zero.optimal
+
+
+def test_scale_equivariance():
+    """min Σ (s w)|b| s.t. Φb = t y has value s·t·v with the same support."""
+    Phi, y, w = relu_problem(40, 200, 6, 0)
+    r1 = weighted_l1_min(Phi, y, w)
+    r2 = weighted_l1_min(Phi, 1e6 * y, 1e-4 * w)
+    assert abs(r2.value - 1e2 * r1.value) <= 1e-9 * 1e2 * r1.value
+    assert set(np.flatnonzero(r1.b)) == set(np.flatnonzero(r2.b))
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(n=st.integers(1, 12), extra=st.integers(0, 30), seed=st.integers(0, 2**32 - 1),
+       wscale=st.floats(-3, 3), yscale=st.floats(-3, 3))
+def test_property_equals_highs(n, extra, seed, wscale, yscale):
+    rng = np.random.default_rng(seed)
+    m = n + extra
+    Phi = rng.standard_normal((n, m))
+    y = rng.standard_normal(n) * 10.0**yscale
+    w = rng.uniform(0.1, 3.0, m) * 10.0**wscale
+    res = weighted_l1_min(Phi, y, w)
+    assert_optimal(res, Phi, y, w, highs(Phi, y, w), rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((np.ones(3), np.ones(3), np.ones(3)), "2-d"),
+        ((np.ones((3, 5)), np.ones(4), np.ones(5)), "y: expected shape"),
+        ((np.ones((3, 5)), np.ones(3), np.ones(4)), "w: expected shape"),
+        ((np.full((3, 5), np.nan), np.ones(3), np.ones(5)), "NaN"),
+        ((np.ones((3, 5)), np.ones(3), np.zeros(5)), "weights must be > 0"),
+        ((np.ones((3, 2)), np.ones(3), np.ones(2)), "m = 2 < n = 3"),
+        ((np.ones((3, 5)), np.array([1.0, 2.0, 3.0]), np.ones(5)), "no solution"),
+    ],
+)
+def test_bad_input(args, match):
+    with pytest.raises(ValueError, match=match):
+        weighted_l1_min(*args)
+
+
+def test_flattest_methods_agree():
+    rng = np.random.default_rng(5)
+    X, Th = rng.standard_normal((25, 4)), rng.standard_normal((150, 4))
+    y = np.abs(X[:, 1])
+    for act in ("relu", "leaky_relu"):
+        a = nf.flattest_outer_weights(Th, X, y, act, method="ipm")
+        b = nf.flattest_outer_weights(Th, X, y, act, method="highs")
+        assert "interior point" in a.solver and "HiGHS" in b.solver
+        assert abs(a.value - b.value) <= 1e-9 * b.value
+        assert a.rel_gap <= 1e-9 and a.dual_value <= b.value * (1 + 1e-12)
+    with pytest.raises(ValueError, match="method"):
+        nf.flattest_outer_weights(Th, X, y, "relu", method="simplex")
