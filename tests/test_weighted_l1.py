@@ -139,3 +139,22 @@ def test_flattest_methods_agree():
         assert a.rel_gap <= 1e-9 and a.dual_value <= b.value * (1 + 1e-12)
     with pytest.raises(ValueError, match="method"):
         nf.flattest_outer_weights(Th, X, y, "relu", method="simplex")
+
+
+@pytest.mark.parametrize("act", ["quadratic", "relu_power:2", "relu_power:3", "abs_power:1.5"])
+def test_power_dual_newton_matches_clarabel(act):
+    """p > 1: the dual Newton solve agrees with the cvxpy + Clarabel power-cone program, and its ν certifies."""
+    rng = np.random.default_rng(11)
+    n = 12 if act == "quadratic" else 30  # quadratic features span d(d+1)/2 = 15 dimensions
+    X, Th = rng.standard_normal((n, 5)), rng.standard_normal((200, 5))
+    y = np.tanh(X[:, 0]) + 0.1 * rng.standard_normal(n)
+    res = nf.flattest_outer_weights(Th, X, y, act)
+    assert res.solver.startswith("dual Newton") and res.p > 1
+    inv = nf.invariant_form(Th, X, act)
+    live = inv.omega > 0
+    b, _, solver = nf._solve_pgt1_conic(inv.Phibar[:, live], y, inv.omega[live], res.p)
+    assert "clarabel" in solver
+    ref = float(inv.omega[live] @ np.abs(b) ** res.p)
+    assert abs(res.value - ref) <= 1e-9 * ref
+    assert res.dual_value <= ref * (1 + 1e-12) and res.rel_gap <= 1e-10
+    assert res.interpolation_residual <= 1e-10
