@@ -760,6 +760,7 @@ class Bench:
         rows = []
         for act, grid in (("relu", g.flat_lp), ("relu_power:2", g.flat_pc)):
             last = None
+            base: dict[str, Any] = {"method": "highs" if act == "relu" else "clarabel", "last": None}
             for n, m in grid:
                 rng = np.random.default_rng([self.seed, n, m])
                 X = rng.standard_normal((n, g.flat_d))
@@ -785,8 +786,12 @@ class Bench:
                 else:
                     row.update(out)
                     last = (n, m, out["seconds"])
+                    self._flat_baseline(row, (Th, X, y, act), base)
                 rows.append(row)
-                self.log(f"flatness {act} n={n} m={m}: {row.get('seconds', row.get('error', '-'))}")
+                self.log(
+                    f"flatness {act} n={n} m={m}: {row.get('seconds', row.get('error', '-'))}"
+                    f" (baseline {row.get('baseline_solver')}: {row.get('baseline_s', row.get('baseline_reason'))})"
+                )
         self.data["flatness"] = {"available": True, "rows": rows}
         if not self.quick:
             big = next(
@@ -825,6 +830,33 @@ class Bench:
                     None,
                     skipped="the (10³, 10⁴) LP failed: " + str((big or {}).get("error")),
                 )
+
+    def _flat_baseline(self, row: dict[str, Any], args: tuple, base: dict[str, Any]) -> None:
+        """The general-purpose solver a user would reach for (HiGHS / Clarabel) on the same problem."""
+        limit = 30.0 if self.quick else 120.0
+        n, m = row["n"], row["m"]
+        row["baseline_solver"] = "HiGHS (split LP)" if base["method"] == "highs" else "cvxpy + Clarabel"
+        prev = base["last"]
+        if prev is not None:
+            pn, pm, ps = prev
+            est = ps * (n * m) / (pn * pm) if ps is not None else math.inf
+            if est > limit:
+                why = "timed out" if ps is None else f"took {ps:.0f} s"
+                row["baseline_reason"] = f"not run: it {why} at ({pn}, {pm}), so > {limit:.0f} s here"
+                row["speedup_lower"] = limit / row["seconds"]
+                return
+        out = run_with_timeout(_flattest_job, (*args, base["method"]), limit)
+        if "timeout" in out:
+            base["last"] = (n, m, None)
+            row["baseline_reason"] = f"timed out after {limit:.0f} s"
+            row["speedup_lower"] = limit / row["seconds"]
+        elif "error" in out:
+            row["baseline_reason"] = out["error"]
+        else:
+            base["last"] = (n, m, out["seconds"])
+            row["baseline_s"] = out["seconds"]
+            row["speedup"] = out["seconds"] / row["seconds"]
+            row["baseline_value_rel_diff"] = abs(out["value"] - row["value"]) / abs(row["value"])
 
     # -- exact Lipschitz vs brute force --------------------------------------------------------------
     def kinks(self):
@@ -994,13 +1026,14 @@ class Bench:
         self.targets.append(t)
 
 
-def _flattest_job(Th, X, y, act):
+def _flattest_job(Th, X, y, act, method="auto"):
     from numerics.flatness import flattest_outer_weights
 
     t0 = time.perf_counter()
-    res = flattest_outer_weights(Th, X, y, act)
+    res = flattest_outer_weights(Th, X, y, act, method=method)
     return {
         "seconds": time.perf_counter() - t0,
+        "value": res.value,
         "p": res.p,
         "solver": res.solver,
         "rel_gap": res.rel_gap,
@@ -1128,11 +1161,17 @@ def headline_table(data: dict[str, Any], targets: list[dict[str, Any]]) -> str:
         for act, nm in (("relu", "LP (ReLU, p = 1)"), ("relu_power:2", "power cone (ReLU², p = 4/3)")):
             rr = [r for r in fl["rows"] if r["activation"] == act and "seconds" in r]
             if rr:
-                r = max(rr, key=lambda r: r["n"] * r["m"])
-                lines.append(
-                    f"| flattest outer weights, {nm}, n = {r['n']}, m = {r['m']} | "
-                    f"{_fmt(r['seconds'], ' s')} (gap {r['rel_gap']:.0e}) | — | — |"
-                )
+                for r in _flat_headline_rows(rr):
+                    if "baseline_s" in r:
+                        base, ratio = f"{r['baseline_solver']} {_fmt(r['baseline_s'], ' s')}", _fmt(r["speedup"], "×")
+                    elif "speedup_lower" in r:
+                        base, ratio = f"{r['baseline_solver']}: {r['baseline_reason']}", f"> {r['speedup_lower']:.0f}×"
+                    else:
+                        base, ratio = "—", "—"
+                    lines.append(
+                        f"| flattest outer weights, {nm}, n = {r['n']}, m = {r['m']} | "
+                        f"{_fmt(r['seconds'], ' s')} (certified gap {r['rel_gap']:.0e}) | {base} | {ratio} |"
+                    )
     kk = data.get("kinks", {})
     if kk.get("available"):
         for d in (2, 3):
@@ -1154,6 +1193,15 @@ def headline_table(data: dict[str, Any], targets: list[dict[str, Any]]) -> str:
     if "verify" in data:
         lines.append(f"| whole `python -m checks verify` | {_fmt(data['verify']['seconds'], ' s')} | — | — |")
     return "\n".join(lines)
+
+
+def _flat_headline_rows(rr: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The largest problem, and the largest one on which the baseline also finished (if different)."""
+    big = max(rr, key=lambda r: r["n"] * r["m"])
+    both = [r for r in rr if "baseline_s" in r]
+    if both and max(both, key=lambda r: r["n"] * r["m"]) is not big:
+        return [max(both, key=lambda r: r["n"] * r["m"]), big]
+    return [big]
 
 
 def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]]) -> None:
@@ -1295,7 +1343,8 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
         (
             "flatness",
             "Flattest outer weights",
-            ("activation", "n", "m", "seconds", "rel_gap", "solver", "reason", "error"),
+            ("activation", "n", "m", "seconds", "rel_gap", "solver", "baseline_solver", "baseline_s", "speedup",
+             "speedup_lower", "baseline_value_rel_diff", "baseline_reason", "reason", "error"),
         ),
         (
             "kinks",
@@ -1380,7 +1429,11 @@ def plots(out: Path, data: dict[str, Any]) -> list[str]:
         for act in ("relu", "relu_power:2"):
             rr = [r for r in fl["rows"] if r["activation"] == act and "seconds" in r]
             if rr:
-                ax.loglog([r["n"] * r["m"] for r in rr], [r["seconds"] for r in rr], "o-", label=act)
+                ax.loglog([r["n"] * r["m"] for r in rr], [r["seconds"] for r in rr], "o-", label=f"{act}: ours")
+                bb = [r for r in rr if "baseline_s" in r]
+                if bb:
+                    ax.loglog([r["n"] * r["m"] for r in bb], [r["baseline_s"] for r in bb], "x--",
+                              label=f"{act}: {bb[0]['baseline_solver']}")
         ax.set(xlabel="n·m", ylabel="seconds", title="flattest outer weights")
         ax.legend()
         fig.tight_layout()

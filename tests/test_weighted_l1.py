@@ -139,6 +139,10 @@ def test_flattest_methods_agree():
         assert a.rel_gap <= 1e-9 and a.dual_value <= b.value * (1 + 1e-12)
     with pytest.raises(ValueError, match="method"):
         nf.flattest_outer_weights(Th, X, y, "relu", method="simplex")
+    with pytest.raises(ValueError, match="is for p > 1"):
+        nf.flattest_outer_weights(Th, X, y, "relu", method="clarabel")
+    with pytest.raises(ValueError, match="is for p = 1"):
+        nf.flattest_outer_weights(Th, X, y, "quadratic", method="highs")
 
 
 @pytest.mark.parametrize("act", ["quadratic", "relu_power:2", "relu_power:3", "abs_power:1.5"])
@@ -152,9 +156,9 @@ def test_power_dual_newton_matches_clarabel(act):
     assert res.solver.startswith("dual Newton") and res.p > 1
     inv = nf.invariant_form(Th, X, act)
     live = inv.omega > 0
-    b, _, solver = nf._solve_pgt1_conic(inv.Phibar[:, live], y, inv.omega[live], res.p)
-    assert "clarabel" in solver
-    ref = float(inv.omega[live] @ np.abs(b) ** res.p)
+    ref = nf.flattest_outer_weights(Th, X, y, act, method="clarabel")
+    assert "clarabel" in ref.solver
+    ref = float(inv.omega[live] @ np.abs(ref.b[live]) ** res.p)
     assert abs(res.value - ref) <= 1e-9 * ref
     assert res.dual_value <= ref * (1 + 1e-12) and res.rel_gap <= 1e-10
     assert res.interpolation_residual <= 1e-10
