@@ -87,3 +87,7 @@ def test_quick_run_writes_report(tmp_path):
     for r in data["n_sweep"]["rows"] + data["D_sweep"]["rows"]:
         if "rel_err_trace_sq" in r:
             assert r["rel_err_trace_sq"] < 1e-9 and r["rel_err_trace"] < 1e-9
+    # the flattest-weights solvers and their general-purpose baselines agree, each with a certified gap
+    for r in data["flatness"]["rows"]:
+        assert r["rel_gap"] <= 1e-9 and r["baseline_value_rel_diff"] <= 1e-9, r
+        assert r["speedup"] > 0 and r["baseline_solver"] in ("HiGHS (split LP)", "cvxpy + Clarabel")
