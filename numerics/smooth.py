@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
 from scipy import special
@@ -33,6 +34,19 @@ class _NumpyOps:
     expit, tanh, exp, erfc = special.expit, np.tanh, np.exp, special.erfc
     cosh_sq_inv = staticmethod(lambda t: 1 / np.cosh(np.clip(t, -350, 350)) ** 2)
     softplus = staticmethod(lambda t: np.logaddexp(0.0, t))
+    sqrt2 = staticmethod(lambda: math.sqrt(2))
+    sqrt2pi = staticmethod(lambda: _SQRT2PI)
+
+
+class _MpOps:
+    """mpmath at the current precision: every function to full relative accuracy, constants included."""
+
+    expit = staticmethod(lambda t: 1 / (1 + mpmath.exp(-t)))
+    tanh, exp, erfc = staticmethod(mpmath.tanh), staticmethod(mpmath.exp), staticmethod(mpmath.erfc)
+    cosh_sq_inv = staticmethod(lambda t: mpmath.sech(t) ** 2)
+    softplus = staticmethod(lambda t: t + mpmath.log1p(mpmath.exp(-t)) if t > 0 else mpmath.log1p(mpmath.exp(t)))
+    sqrt2 = staticmethod(lambda: mpmath.sqrt(2))
+    sqrt2pi = staticmethod(lambda: mpmath.sqrt(2 * mpmath.pi))
 
 
 class _TorchOps:
@@ -48,13 +62,15 @@ class _TorchOps:
             "erfc": torch.special.erfc,
             "cosh_sq_inv": lambda t: 1 / torch.cosh(torch.clamp(t, -350, 350)) ** 2,
             "softplus": lambda t: torch.logaddexp(torch.zeros_like(t), t),
+            "sqrt2": lambda: math.sqrt(2),
+            "sqrt2pi": lambda: _SQRT2PI,
         }[name]
 
 
 def _sigmoid_forms(t, ops):
     s = ops.expit(t)
     d = s * ops.expit(-t)  # s(1 - s) without cancellation
-    return s, d, d * (1 - 2 * s)
+    return s, d, -d * ops.tanh(t / 2)  # 1 - 2s = -tanh(t/2), without cancellation near 0
 
 
 def _tanh_forms(t, ops):
@@ -69,8 +85,8 @@ def _softplus_forms(t, ops):
 
 
 def _gelu_forms(t, ops):
-    cdf = 0.5 * ops.erfc(-t / math.sqrt(2))
-    pdf = ops.exp(-0.5 * t * t) / _SQRT2PI
+    cdf = ops.erfc(-t / ops.sqrt2()) / 2  # not (1 + erf)/2: no cancellation for t ≪ 0
+    pdf = ops.exp(-t * t / 2) / ops.sqrt2pi()
     return t * cdf, cdf + t * pdf, (2 - t * t) * pdf
 
 
@@ -111,8 +127,41 @@ class SmoothActivation:
         return out  # type: ignore[return-value]
 
     def mp(self, t: Any) -> tuple[Any, Any, Any]:
-        """(φ, φ′, φ″) of one mpmath number, at the current mpmath precision."""
-        return tuple(f(t) for f in self._lambdified("mpmath"))  # type: ignore[return-value]
+        """(φ, φ′, φ″) of one mpmath number, to the full relative accuracy of the current precision.
+
+        Named activations use their cancellation-free forms (erfc, sech², expit, tanh(t/2)) with mpmath
+        functions and constants. A user's SymPy expression is evaluated with guard digits that double
+        (20, 40, 80, …) until two evaluations agree to the working precision: ``1 + erf(t/√2)`` at
+        t = −11 loses 27 digits to cancellation, which plain evaluation at dps = 50 would silently keep.
+        An exact 0 is confirmed up to 4·dps + 200 guard digits (a value that is 0 at all of them, like
+        1 + erf(−70), is returned as 0: right in absolute terms). Raises ValueError when nonzero values
+        still disagree there.
+        """
+        if self.name in _FORMS:
+            # guard digits for the conditioning of exp(-t²/2) / erfc(-t/√2) / sech² in t (≈ t² and |t|)
+            guard = 10 + int(mpmath.log10(1 + t * t))
+            with mpmath.workdps(mpmath.mp.dps + guard):
+                out = _FORMS[self.name](t, _MpOps)
+            return tuple(+x for x in out)  # type: ignore[return-value]
+        fns = self._lambdified("mpmath")
+        dps = mpmath.mp.dps
+        tol = mpmath.mpf(10) ** (-(dps + 3))
+        prev, guard, cap = None, 20, 4 * dps + 200
+        while True:
+            with mpmath.workdps(dps + guard):
+                cur = tuple(mpmath.mpf(f(t)) for f in fns)
+            if prev is not None:
+                pairs = list(zip(prev, cur, strict=True))
+                agree = all(abs(a - b) <= tol * max(abs(a), abs(b)) for a, b in pairs)
+                # an exact 0 may be total cancellation (1 + erf(−17.7) is 0 at 90 digits): only the cap settles it
+                if agree and (guard > cap or all(b != 0 for _, b in pairs)):
+                    return tuple(+x for x in cur)  # type: ignore[return-value]
+            if guard > cap:
+                raise ValueError(
+                    f"activation {self.name}: its derivatives at t = {mpmath.nstr(t, 8)} lose more than "
+                    f"{guard} digits to cancellation; rewrite the SymPy expression (e.g. erfc(-t/√2) for 1 + erf(t/√2))"
+                )
+            prev, guard = cur, 2 * guard
 
     def torch(self):
         """φ as a torch function, for the autograd reference (autograd differentiates it itself)."""

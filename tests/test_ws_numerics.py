@@ -93,6 +93,44 @@ def test_float64_activation_forms_match_sympy_derivatives(name):
                 assert abs(gi - ref) <= 1e-14 * max(1.0, abs(ref)) + 1e-300, (name, order, ti, gi, ref)
 
 
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_mp_activation_forms_keep_full_relative_precision(name):
+    """At dps = 50, φ, φ′, φ″ keep ≥ 49 digits *relative* even where they are tiny (saturation): the
+    reference is the SymPy derivative evaluated at 3000 digits, which outlasts the 1 + erf(t/√2)
+    cancellation (≈ 784 digits at t = −60). Before the fix, GELU at t = −11 kept only 23 digits."""
+    act = get_activation(name)
+    for tv in ("-60", "-20", "-11", "-1e-20", "0", "1e-20", "0.7", "11", "60"):
+        with mpmath.workdps(50):
+            t = mpmath.mpf(tv)
+            got = act.mp(t)
+        with mpmath.workdps(3000):
+            for order in range(3):
+                ref = sp.lambdify(T, sp.diff(NAMED[name], T, order), "mpmath")(t)
+                err = abs(got[order] - ref)
+                assert err <= mpmath.mpf(10) ** -49 * abs(ref), (name, order, tv, got[order], ref)
+
+
+def test_mp_user_expression_gets_guard_digits():
+    """A user's expression with cancellation (GELU written with 1 + erf) matches the named form."""
+    user = get_activation(T / 2 * (1 + sp.erf(T / sp.sqrt(2))))
+    with mpmath.workdps(50):
+        for tv in (-11, -25, 3):
+            t = mpmath.mpf(tv)
+            for a, b in zip(user.mp(t), get_activation("gelu").mp(t), strict=True):
+                assert abs(a - b) <= mpmath.mpf(10) ** -48 * abs(b)
+
+
+def test_gelu_counterexample_from_a_fresh_clone_is_refuted():
+    """Regression: the two-stage falsifier once *confirmed* λ_max > λ_sup on this D = 2 GELU net (exact
+    equality case, H entries ~1e-26): the 50-digit closed form had lost 27 digits in 1 + erf(t/√2)."""
+    from checks.strategies import NetCase
+    from checks.ws_properties import bound_property
+
+    case = NetCase.from_json({"W": [[5.53398590529]], "X": [[-2.0]], "activation": "gelu", "b": None,
+                              "bias": False, "c": None, "v": [0.0], "y": [0.0]})
+    assert bound_property().confirm(case) <= 0
+
+
 def test_saturated_labels_give_no_cancellation():
     """p − y and p(1 − p) are formed without cancellation: a saturated correct prediction has
     tiny but nonzero curvature, matching the 50-digit value."""
