@@ -1494,6 +1494,16 @@ def main(argv: list[str] | None = None) -> int:
         write_report(args.out, payload, targets)
         return 0
 
+    import torch
+
+    threads_before = torch.get_num_threads()
+    try:
+        return _run(args)
+    finally:  # a caller's process (e.g. pytest) gets its thread counts back
+        set_threads(threads_before)
+
+
+def _run(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table

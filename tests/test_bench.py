@@ -73,7 +73,11 @@ def test_brute_force_baseline_agrees_with_exact_lipschitz():
 
 @pytest.mark.slow
 def test_quick_run_writes_report(tmp_path):
+    import torch
+
+    threads = torch.get_num_threads()
     rc = bench.main(["--quick", "--out", str(tmp_path), "--threads", "1"])
+    assert torch.get_num_threads() == threads  # the caller's thread count is restored
     data = json.loads((tmp_path / "bench.json").read_text())
     assert rc == 0, data.get("errors")
     assert data["meta"]["quick"] and data["meta"]["seconds"] < 60
