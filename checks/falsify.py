@@ -50,7 +50,7 @@ class Property:
     budget: int = 200  # default examples
 
     def __post_init__(self):
-        PROPERTIES[self.name] = self
+        PROPERTIES.setdefault(self.name, self)  # the first (the module-level real one) keeps the name
 
 
 PROPERTIES: dict[str, Property] = {}

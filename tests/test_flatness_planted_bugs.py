@@ -9,7 +9,7 @@ as named in issue 3; a property that cannot catch a given bug is not asked to.
 
 import pytest
 
-from checks.falsify import falsify
+from checks.falsify import falsify, replay
 from checks.flatness_properties import (
     certificate_property,
     upsilon_attained_property,
@@ -50,6 +50,8 @@ def test_planted_bug_is_caught(make, bug, tmp_path):
     res = falsify(make(bug), seed=1, out_dir=tmp_path)  # default budget
     assert res.found, f"{bug.__name__} not caught: {res.metric()}"
     assert res.counterexample_margin > 0
+    again = replay(res.reproducers[-1])  # rebuilt by name: the real property refutes the planted bug's case
+    assert again["mpmath_margin"] <= 0, again
     assert res.reproducers and all(p.endswith(".json") for p in res.reproducers)
 
 

@@ -13,7 +13,7 @@ import types
 import numpy as np
 import pytest
 
-from checks.falsify import falsify
+from checks.falsify import falsify, replay
 from checks.ws_properties import (
     bound_property,
     moments_property,
@@ -68,6 +68,9 @@ def test_planted_bug_is_caught(make, bug, tmp_path):
     # the saved reproducer reproduces: replaying both stages on the shrunk case still fails
     case = prop.from_json(res.counterexample)
     assert prop.screen(case) > 0 and prop.confirm(case) > 0
+    # `python -m checks replay` rebuilds the *real* property by name: it refutes the planted bug's case
+    again = replay(res.reproducers[-1])
+    assert again["property"] == prop.name and again["mpmath_margin"] <= 0, again
 
 
 @pytest.mark.parametrize("make", [theorem_bounds_property, theorem_equality_property, bound_property,
