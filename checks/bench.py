@@ -940,7 +940,7 @@ class Bench:
                 rows.append(
                     {
                         "property": prop.name,
-                        "examples": res.examples,
+                        "examples": res.calls,
                         "seconds": res.seconds,
                         "examples_per_s": res.examples_per_second,
                         "candidates": res.candidates,

@@ -73,8 +73,9 @@ def replay(path: Path) -> dict[str, Any]:
 @dataclass
 class FalsifyResult:
     name: str
-    examples: int = 0
-    not_applicable: int = 0
+    examples: int = 0  # generated examples up to the first confirmed hit (all of them if none)
+    calls: int = 0  # every evaluation, Hypothesis's shrinking of a hit included (throughput counts these)
+    not_applicable: int = 0  # of the calls
     candidates: int = 0  # float64 screen hits
     confirmed: int = 0  # confirmed at 50 digits (shrinking steps included)
     worst_screen: float = -math.inf
@@ -88,12 +89,18 @@ class FalsifyResult:
         return self.counterexample is not None
 
     @property
+    def shrink_calls(self) -> int:
+        return self.calls - self.examples
+
+    @property
     def examples_per_second(self) -> float:
-        return self.examples / self.seconds if self.seconds > 0 else float("nan")
+        """Throughput: evaluations (screen, and confirm where flagged) per second."""
+        return self.calls / self.seconds if self.seconds > 0 else float("nan")
 
     def metric(self) -> dict[str, Any]:
         return {
             "examples": self.examples,
+            "shrink_calls": self.shrink_calls,
             "float64_candidates": self.candidates,
             "confirmed": self.confirmed,
             "worst_margin": self.worst_screen,
@@ -138,6 +145,7 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
     if n < 1:
         raise ValueError(f"budget must be a positive number of examples, got {budget!r}")
     last: dict[str, Any] = {}
+    first_hit: list[int] = []
 
     @settings(max_examples=n, database=None, deadline=None, print_blob=False, report_multiple_bugs=False,
               phases=(Phase.generate, Phase.target, Phase.shrink),
@@ -145,7 +153,7 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
     @hyp_seed(seed)
     @given(prop.strategy)
     def run(case):
-        res.examples += 1
+        res.calls += 1
         try:
             m = float(prop.screen(case))
         except NotApplicable:
@@ -167,6 +175,8 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         if not c > 0:
             return
         res.confirmed += 1
+        if res.confirmed == 1:
+            first_hit.append(res.calls)
         cj = prop.to_json(case)
         last.update(case=cj, screen=m, confirm=c)
         if not res.reproducers and out_dir is not None:  # the first hit is saved at once
@@ -187,6 +197,7 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         pass
     finally:
         res.seconds = time.perf_counter() - t0
+        res.examples = first_hit[0] if first_hit else res.calls
     return res
 
 
@@ -198,11 +209,12 @@ def run_properties(ctx, props, salt: str) -> Outcome:
                        out_dir=ctx.report_dir / "counterexamples") for p in props]
     metric = {
         "examples": sum(r.examples for r in results),
+        "shrink_calls": sum(r.shrink_calls for r in results),
         "not_applicable": sum(r.not_applicable for r in results),
         "float64_candidates": sum(r.candidates for r in results),
         "confirmed": sum(r.confirmed for r in results),
         "worst_margin": max(r.worst_screen for r in results),
-        "examples_per_s": round(sum(r.examples for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
+        "examples_per_s": round(sum(r.calls for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
     }
     summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
                         f"{r.confirmed} confirmed" for r in results)

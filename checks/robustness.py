@@ -115,10 +115,10 @@ def _falsify_all(ctx: Context, props, *, expect_found: bool = False):
            for p in ctx.track(props, "falsify")]
     ok = all(r.found == expect_found for r in res)
     metric = {"examples": sum(r.examples for r in res), "confirmed": sum(r.confirmed for r in res),
-              "applicable": sum(r.examples - r.not_applicable for r in res),
+              "applicable": sum(r.calls - r.not_applicable for r in res),
               "float64_candidates": sum(r.candidates for r in res),
               "worst_margin": max(r.worst_screen for r in res),
-              "examples_per_s": round(sum(r.examples for r in res) / max(sum(r.seconds for r in res), 1e-9), 1)}
+              "examples_per_s": round(sum(r.calls for r in res) / max(sum(r.seconds for r in res), 1e-9), 1)}
     details = {r.name: {**r.metric(), "not_applicable": r.not_applicable, "counterexample": r.counterexample,
                         "reproducers": r.reproducers} for r in res}
     return ok, res, metric, details

@@ -79,3 +79,17 @@ def test_real_evaluators_survive(make, tmp_path):
     res = falsify(make(), budget=40, seed=2, out_dir=tmp_path)
     assert not res.found, res.counterexample
     assert res.examples >= 40
+
+
+def test_example_count_stops_at_the_first_confirmed_hit():
+    """`examples` counts generated cases up to the first confirmed hit; Hypothesis's shrinking is
+    reported apart (`shrink_calls`), so "caught in k examples" is not inflated by shrinking."""
+    from hypothesis import strategies as st
+
+    from checks.falsify import Property
+
+    prop = Property("test/always-false", st.integers(0, 10**6), lambda c: 1.0 + c, lambda c: 1.0 + c)
+    res = falsify(prop, budget=50, seed=0)
+    assert res.found and res.examples == 1
+    assert res.calls == res.examples + res.shrink_calls  # shrinking towards 0 is counted apart
+    assert res.counterexample == 0
