@@ -212,7 +212,10 @@ def weighted_l1_min(
     norm_y, norm_w = 1.0 + float(np.max(np.abs(ys))), 1.0 + float(np.max(ws))
 
     # Mehrotra's starting point: least-norm x, ν = 0 (A c = 0 here), z = c, shifted to be interior.
-    G = _factor(Phi @ Phi.T)
+    try:
+        G = _factor(Phi @ Phi.T)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"Phi: Φ Φᵀ cannot be factored; Φ has rank < n = {n} (a zero row?)") from None
     u = sla.cho_solve(G, ys, check_finite=False) / 2.0
     s = Phi.T @ u
     xp, xm = s.copy(), -s

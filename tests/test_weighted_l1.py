@@ -48,9 +48,11 @@ def assert_optimal(res, Phi, y, w, ref, rel=1e-9):
 @pytest.mark.parametrize(("n", "m", "d"), [(4, 9, 3), (10, 40, 3), (30, 60, 5), (50, 500, 8), (120, 120, 10)])
 @pytest.mark.parametrize("seed", range(3))
 def test_matches_highs_on_relu_features(n, m, d, seed):
-    Phi, y, w = relu_problem(n, m, d, seed)
-    if np.linalg.matrix_rank(Phi) < n:
-        pytest.skip("rank-deficient draw")
+    k = seed
+    Phi, y, w = relu_problem(n, m, d, k)
+    while np.linalg.matrix_rank(Phi) < n:  # ReLU features of a small draw can be rank-deficient: redraw
+        k += 100
+        Phi, y, w = relu_problem(n, m, d, k)
     res = weighted_l1_min(Phi, y, w)
     assert_optimal(res, Phi, y, w, highs(Phi, y, w))
     assert res.optimal
@@ -120,6 +122,7 @@ def test_property_equals_highs(n, extra, seed, wscale, yscale):
         ((np.ones((3, 5)), np.ones(3), np.zeros(5)), "weights must be > 0"),
         ((np.ones((3, 2)), np.ones(3), np.ones(2)), "m = 2 < n = 3"),
         ((np.ones((3, 5)), np.array([1.0, 2.0, 3.0]), np.ones(5)), "no solution"),
+        ((np.zeros((3, 5)), np.array([1.0, 2.0, 3.0]), np.ones(5)), "rank < n"),
     ],
 )
 def test_bad_input(args, match):
