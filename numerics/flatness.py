@@ -530,21 +530,37 @@ def invariant_form(Theta, X, activation) -> InvariantForm:
 _ROUND = 1e-13  # relative float64 rounding allowance subtracted from dual values
 
 
-def dual_objective(nu, Phibar, y, omega, p: float) -> float:
-    r"""The dual function at ν: ν·y − Σ_j g_j^*((Φ̄ᵀν)_j) with g_j = ω_j|·|^p.
+def _abs_s_upper(nu, Phibar, k: float = 1.0) -> np.ndarray:
+    """A float64 upper bound on |(Φ̄ᵀν)_j| for the exact product: |fl(s_j)| + γ_{n+2} (|Φ̄|ᵀ|ν|)_j.
 
-    For p = 1 the conjugate is the indicator of |s| ≤ ω_j: returns −inf unless ν is feasible.
-    By weak duality (Fenchel–Young) the value is ≤ Υ of every interpolator with these directions.
+    γ_k = k u / (1 − k u) (u = 2⁻⁵³) bounds the rounding of a length-k dot product in any summation
+    order (Higham, *Accuracy and Stability*, §3.1); the extra terms cover the rounding of the bound itself.
+    When ν is large and Φ̄ᵀν cancels (ill-conditioned Φ̄), this is what keeps a certificate honest.
     """
-    s_ = Phibar.T @ nu
+    n = Phibar.shape[0]
+    u = 2.0**-53
+    gamma = (n + 4) * u / (1 - (n + 4) * u)
+    return np.abs(Phibar.T @ nu) * (1 + 2 * u) + k * gamma * (np.abs(Phibar).T @ np.abs(nu))
+
+
+def dual_objective(nu, Phibar, y, omega, p: float) -> float:
+    r"""A float64 lower bound on the dual function at ν: ν·y − Σ_j g_j^*((Φ̄ᵀν)_j), g_j = ω_j|·|^p.
+
+    For p = 1 the conjugate is the indicator of |s| ≤ ω_j: returns −inf unless ν is feasible, with the
+    rounding of Φ̄ᵀν bounded (``_abs_s_upper``). For p > 1 the conjugate (increasing in |s|) is taken at
+    that upper bound. By weak duality (Fenchel–Young) the value is ≤ Υ of every interpolator with these
+    directions, for the float64 problem data Φ̄, ω as computed. Never NaN: an overflow gives −inf.
+    """
     nuy = math.fsum(nu * y)
+    s_up = _abs_s_upper(nu, Phibar)
     if p == 1:
-        return nuy - _ROUND * math.fsum(np.abs(nu * y)) if np.all(np.abs(s_) <= omega) else -math.inf
+        return nuy - _ROUND * math.fsum(np.abs(nu * y)) if np.all(s_up <= omega) else -math.inf
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        conj = np.where(omega > 0, _d.conjugate_power(np.abs(s_), np.where(omega > 0, omega, 1.0), p),
-                        np.where(s_ == 0, 0.0, np.inf))
-    # minus an allowance for float64 rounding, so that the value stays a lower bound
-    return nuy - math.fsum(conj) - _ROUND * (math.fsum(np.abs(nu * y)) + math.fsum(conj))
+        conj = np.where(omega > 0, _d.conjugate_power(s_up, np.where(omega > 0, omega, 1.0), p),
+                        np.where(s_up == 0, 0.0, np.inf))
+        # minus an allowance for float64 rounding, so that the value stays a lower bound
+        val = nuy - math.fsum(conj) - _ROUND * (math.fsum(np.abs(nu * y)) + math.fsum(conj))
+    return val if math.isfinite(val) else -math.inf
 
 
 @dataclass(frozen=True)
@@ -579,8 +595,14 @@ _FEAS_SAFETY = 1e-12  # relative slack for float64 rounding in Φ̄ᵀν and ω 
 
 
 def certify_nu_p1(nu, Phibar, omega) -> np.ndarray:
-    """Scale ν so that |Φ̄ᵀν|_j ≤ (1 − 1e-12) ω_j for every j (exact p = 1 dual feasibility with slack)."""
-    s_ = np.abs(Phibar.T @ nu)
+    """Scale ν so that |Φ̄ᵀν|_j ≤ (1 − 1e-12) ω_j for every j, for the *exact* product (its float64
+    rounding bounded as in ``_abs_s_upper``): exact p = 1 dual feasibility, with slack."""
+    nu = np.asarray(nu, dtype=float)
+    if not np.all(np.isfinite(nu)):
+        return np.zeros_like(nu)
+    # 3γ, not γ: the product for the *scaled* ν rounds differently (by up to 2γ|Φ̄|ᵀ|ν|), and the
+    # check in dual_objective must still pass on it
+    s_ = _abs_s_upper(nu, Phibar, k=3.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(omega > 0, s_ / omega, np.where(s_ > 0, np.inf, 0.0))
     worst = float(np.max(ratio)) if ratio.size else 0.0
@@ -589,21 +611,47 @@ def certify_nu_p1(nu, Phibar, omega) -> np.ndarray:
     return nu * min(1.0, (1 - _FEAS_SAFETY) / worst) if worst > 0 else nu
 
 
+def _p1_rel_gap(b, nu, Phi, y, om) -> float:
+    """Certified relative gap of a p = 1 pair (b interpolating, ν certified inside)."""
+    val = math.fsum(om * np.abs(b))
+    dual = dual_objective(certify_nu_p1(nu, Phi, om), Phi, y, om, 1)
+    return (val - dual) / max(val, np.finfo(float).tiny)
+
+
+def _interpolates(Phi, b, y) -> bool:
+    return bool(np.all(np.isfinite(b))) and float(np.max(np.abs(Phi @ b - y))) <= 1e-9 * (
+        1.0 + float(np.max(np.abs(y))))
+
+
 def _solve_p1(Phi, y, om, method: str = "auto"):
     """p = 1: the interior point with crossover (``numerics.weighted_l1``), or HiGHS on the split LP.
 
-    ``auto`` runs the interior point and falls back to HiGHS only if it neither converged nor ended
-    optimal to rounding.
+    ``auto`` runs the interior point and keeps it when its certified gap is ≤ 1e-9 relative; otherwise
+    (or if it fails) HiGHS runs too and the pair with the smaller certified gap is returned. Either way
+    ``rel_gap`` of the result states what is certified.
     """
+    cands = []
     if method in ("auto", "ipm"):
         from numerics.weighted_l1 import weighted_l1_min
 
-        r = weighted_l1_min(Phi, y, om)
-        if r.optimal or r.converged or method == "ipm":
+        try:
+            r = weighted_l1_min(Phi, y, om)
+        except ValueError:
+            if method == "ipm":
+                raise
+        else:
             how = ("optimal vertex by crossover" if r.basis else "optimal" if r.optimal
                    else "converged" if r.converged else "NOT converged")
-            return r.b, certify_nu_p1(r.nu, Phi, om), f"interior point (Mehrotra), {r.iterations} iterations, {how}"
-    return _solve_p1_highs(Phi, y, om)
+            solver = f"interior point (Mehrotra), {r.iterations} iterations, {how}"
+            cands.append((r.b, certify_nu_p1(r.nu, Phi, om), solver))
+            if method == "ipm" or _p1_rel_gap(r.b, r.nu, Phi, y, om) <= 1e-9:
+                return cands[0]
+    try:
+        cands.append(_solve_p1_highs(Phi, y, om))
+    except ValueError:
+        if not cands:
+            raise
+    return min(cands, key=lambda c: _p1_rel_gap(c[0], c[1], Phi, y, om))
 
 
 def _solve_p1_highs(Phi, y, om):
@@ -626,9 +674,13 @@ def _solve_p1_highs(Phi, y, om):
         cands_b.append(bs)
         if supp.size == Phi.shape[0]:
             cands_nu.append(np.linalg.solve(Phi[:, supp].T, om[supp] * np.sign(bs[supp])))
-    b = min(cands_b, key=lambda bb: (float(np.max(np.abs(Phi @ bb - y))) > 1e-9, float(om @ np.abs(bb))))
+    b = min(cands_b, key=lambda bb: (not _interpolates(Phi, bb, y), float(om @ np.abs(bb))))
+    if not _interpolates(Phi, b, y):
+        raise ValueError(f"flattest interpolator LP: HiGHS returned b with max|Φ̄b − y| = "
+                         f"{float(np.max(np.abs(Phi @ b - y))):.1e}; Φ̄ is too ill-conditioned for float64 "
+                         f"(cond ≈ {np.linalg.cond(Phi):.1e}); nearly duplicate samples?")
     nus = [certify_nu_p1(v, Phi, om) for v in cands_nu]
-    nu = max(nus, key=lambda v: float(v @ y))
+    nu = max(nus, key=lambda v: dual_objective(v, Phi, y, om, 1))
     return b, nu, "HiGHS (split LP), support polish"
 
 
@@ -708,10 +760,15 @@ def _solve_pgt1(Phi, y, om, p, method: str = "auto"):
     if not np.any(y):
         return np.zeros(Phi.shape[1]), np.zeros(Phi.shape[0]), "trivial (y = 0)"
     if method in ("auto", "newton"):
-        nu, ok = _dual_newton(_ray_start(Phi, y, om, p), Phi, y, om, p)
-        b = _primal_from_dual(nu, Phi, y, om, p)
+        # Solve for y / max|y| (b scales like y, ν like max|y|^(p−1)) so that the stopping rules,
+        # which have absolute floors, see O(1) data whatever the units of y.
+        sy = float(np.max(np.abs(y)))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            nu, ok = _dual_newton(_ray_start(Phi, y / sy, om, p), Phi, y / sy, om, p)
+            nu = nu * sy ** (p - 1)
+            b = _primal_from_dual(nu, Phi, y, om, p)
         primal = math.fsum(om * np.abs(b) ** p)
-        certified = ok and primal - dual_objective(nu, Phi, y, om, p) <= 1e-10 * primal
+        certified = ok and np.all(np.isfinite(b)) and primal - dual_objective(nu, Phi, y, om, p) <= 1e-10 * primal
         if certified or method == "newton":
             return b, nu, "dual Newton (n×n normal equations)" + ("" if certified else ", NOT converged")
     return _solve_pgt1_conic(Phi, y, om, p)

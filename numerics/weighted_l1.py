@@ -209,7 +209,7 @@ def weighted_l1_min(
     sy = float(np.max(np.abs(y))) or 1.0
     sw = float(np.max(w))
     ys, ws = y / sy, w / sw
-    norm_y, norm_w = 1.0 + float(np.max(np.abs(ys))), 1.0 + float(np.max(ws))
+    norm_y = 1.0 + float(np.max(np.abs(ys)))
 
     # Mehrotra's starting point: least-norm x, ν = 0 (A c = 0 here), z = c, shifted to be interior.
     try:
@@ -244,8 +244,10 @@ def weighted_l1_min(
             mu = float(xp @ zp + xm @ zm) / (2 * m)
             stats = {
                 "primal_infeas": float(np.max(np.abs(rb))) / norm_y,
-                "dual_infeas": float(max(np.max(np.abs(rcp)), np.max(np.abs(rcm)))) / norm_w,
-                "gap": abs(pobj - dobj) / (1.0 + abs(pobj)),
+                # relative to each w_j (what the scaling of ν into |Φᵀν| ≤ w will cost) and to the
+                # objective itself (w may span many decades, so absolute measures would stop early)
+                "dual_infeas": float(max(np.max(np.abs(rcp) / ws), np.max(np.abs(rcm) / ws))),
+                "gap": abs(pobj - dobj) / max(abs(pobj), abs(dobj), np.finfo(float).tiny),
                 "mu": mu,
             }
             merit = max(stats["primal_infeas"], stats["dual_infeas"], stats["gap"])
@@ -293,6 +295,9 @@ def weighted_l1_min(
     # Candidates, in the caller's units: the interior point, and the crossover vertex.
     b_ipm = (xp - xm) * sy
     b_ipm = b_ipm + Phi.T @ sla.cho_solve(G, y - Phi @ b_ipm, check_finite=False)  # least-norm correction
+    if float(np.max(np.abs(Phi @ b_ipm - y))) > 1e-9 * (1.0 + float(np.max(np.abs(y)))):
+        # ΦΦᵀ squares cond(Φ): an ill-conditioned Φ needs the SVD-based correction
+        b_ipm = b_ipm + np.linalg.lstsq(Phi, y - Phi @ b_ipm, rcond=None)[0]
     nu_ipm = nu * sw
     vert = _crossover(Phi, y, w, np.maximum(xp / zp, xm / zm), np.where(zp <= zm, 1.0, -1.0))
     cands = [(b_ipm, nu_ipm)] if vert is None else [vert, (b_ipm, nu_ipm)]

@@ -6,6 +6,7 @@ every basic solution for tiny problems; weak duality checked on the returned ν 
 
 import itertools
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -165,3 +166,54 @@ def test_power_dual_newton_matches_clarabel(act):
     assert abs(res.value - ref) <= 1e-9 * ref
     assert res.dual_value <= ref * (1 + 1e-12) and res.rel_gap <= 1e-10
     assert res.interpolation_residual <= 1e-10
+
+
+# ---------------------------------------------------------------------------------------------------
+# Regressions from a review: certificates under ill-conditioning, badly scaled data.
+
+
+def _exact_upper(Phi, y, om, p, b, dps=60):
+    """Σ ω|b'|^p at `dps` digits for b' = b plus the exact least-norm correction (an exact interpolator)."""
+    with mpmath.workdps(dps):
+        P, Y, B = mpmath.matrix(Phi.tolist()), mpmath.matrix(y.tolist()), mpmath.matrix(b.tolist())
+        B2 = B + P.T * mpmath.lu_solve(P * P.T, Y - P * B)
+        return mpmath.fsum(mpmath.mpf(om[j]) * abs(B2[j]) ** mpmath.mpf(p) for j in range(Phi.shape[1]))
+
+
+@pytest.mark.parametrize("act", ["relu", "quadratic", "relu_power:1.5"])
+@pytest.mark.parametrize("gap", [1e-4, 1e-6])
+def test_certificate_is_a_lower_bound_for_near_duplicate_samples(act, gap):
+    """Two samples `gap` apart make Φ̄ ill-conditioned and Φ̄ᵀν cancel; the float64 certificate must
+    still be ≤ the value of an exact (60-digit) interpolator, and finite."""
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((8, 4))
+        X[1] = X[0] + gap * rng.standard_normal(4)
+        Th, y = rng.standard_normal((30, 4)), rng.standard_normal(8)
+        res = nf.flattest_outer_weights(Th, X, y, act)
+        inv = nf.invariant_form(Th, X, act)
+        live = inv.omega > 0
+        upper = _exact_upper(inv.Phibar[:, live], y, inv.omega[live], res.p, res.b[live])
+        assert np.isfinite(res.dual_value), (seed, res.solver)
+        assert res.dual_value <= upper, (seed, res.dual_value, upper)
+
+
+def test_weights_spanning_many_decades():
+    """w over 12 decades: the answer must be optimal relative to the (tiny) optimum, not to max(w)."""
+    rng = np.random.default_rng(537)
+    n, m = 3, 9
+    Phi, y, w = rng.standard_normal((n, m)), rng.standard_normal(n), 10.0 ** rng.uniform(-6, 6, m)
+    ref = min(float(w[list(S)] @ np.abs(np.linalg.solve(Phi[:, list(S)], y)))
+              for S in itertools.combinations(range(m), n))
+    b, nu, _ = nf._solve_p1(Phi, y, w)
+    assert abs(float(w @ np.abs(b)) - ref) <= 1e-9 * ref
+    assert ref - nf.dual_objective(nu, Phi, y, w, 1) <= 1e-9 * ref
+
+
+@pytest.mark.parametrize("scale", [1e-10, 1e10])
+def test_power_newton_is_scale_free(scale):
+    rng = np.random.default_rng(4)
+    X, Th = rng.standard_normal((12, 5)), rng.standard_normal((80, 5))
+    y = scale * np.tanh(X[:, 0])
+    res = nf.flattest_outer_weights(Th, X, y, "quadratic")
+    assert res.solver.startswith("dual Newton") and res.rel_gap <= 1e-10
