@@ -43,6 +43,16 @@ def _fig(ctx: Context, name: str):
     return plt, ctx.figure_path(name)
 
 
+def _finish(plt, fig, ax, path, xlabel: str, ylabel: str, legend_size: int = 7) -> None:
+    """Label a one-axes figure, add its legend, lay it out and save it (dpi 110)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=legend_size)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 # --------------------------------------------------------------------------------------------
 # flat.bad
 
@@ -81,12 +91,7 @@ def _(ctx: Context) -> Outcome:
             ax.loglog([r["n"] for r in sel], [r["ratio"] for r in sel], "o-",
                       label=f"{act}, ρ ≤ {rho}: slope {slopes[f'{act}/rho={rho}']:.2f} (c/(c+1) = "
                             f"{c[act] / (c[act] + 1):.2f})")
-    ax.set_xlabel("n")
-    ax.set_ylabel("Υ(flattest with alignment ≤ ρ) / Υ(flattest found)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _finish(plt, fig, ax, path, "n", "Υ(flattest with alignment ≤ ρ) / Υ(flattest found)")
     big_n = {act: max(r["ratio"] for r in rows if r["act"] == act and r["n"] == max(setups[act][2]))
              for act in setups}
     ok = all(r["ratio"] > 1 for r in rows) and all(s > 0 for s in slopes.values()) and \
@@ -196,12 +201,7 @@ def _(ctx: Context) -> Outcome:
     ax.semilogy([r["n"] for r in rows], [r["loss_representable"] for r in rows], "s-",
                 label="f* = (u·x)² (representable)")
     ax.axhline(floor, ls="--", c="k", lw=0.8, label="½E f*² (zero predictor)")
-    ax.set_xlabel("n")
-    ax.set_ylabel("exact population loss of the flattest interpolator")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _finish(plt, fig, ax, path, "n", "exact population loss of the flattest interpolator")
     lo = min(r["loss_unrepresentable"] for r in rows)
     ok = lo >= floor * (1 - 1e-9) and rows[-1]["loss_representable"] < 0.1 * zero_even
     return Outcome(ok, {"min_loss_unrepresentable": lo, "floor": floor,
@@ -253,12 +253,7 @@ def _(ctx: Context) -> Outcome:
         line = ax.semilogx(K, [c[1] for c in cv], "o-", label=f"{key} upper (dictionary)")[0]
         ax.semilogx(K, [c[2] for c in cv], "s--", color=line.get_color(), label=f"{key} lower (certificate)")
         ax.axhspan(finals[key]["lower"], finals[key]["upper"], color=line.get_color(), alpha=0.3)
-    ax.set_xlabel("equally spaced directions in the dictionary")
-    ax.set_ylabel("bounds on Υ*")
-    ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _finish(plt, fig, ax, path, "equally spaced directions in the dictionary", "bounds on Υ*", 6)
     if not ctx.quick:  # S²: the exact cell-by-cell supremum over the sphere (slower; full runs only)
         X, y = rng.normal(size=(6, 3)), rng.normal(size=6)
         (b64,) = nf.upsilon_star_bracket(X, y, "relu", (64,))

@@ -58,6 +58,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from numerics._derived import flatness as _d
+from numerics.weighted_l1 import _factor, interpolates, lstsq_correct, weighted_l1_min
 
 __all__ = [
     "Activation", "get_activation", "network", "neuron_moments", "trace_parts", "flatness_trace",
@@ -611,16 +612,10 @@ def certify_nu_p1(nu, Phibar, omega) -> np.ndarray:
     return nu * min(1.0, (1 - _FEAS_SAFETY) / worst) if worst > 0 else nu
 
 
-def _p1_rel_gap(b, nu, Phi, y, om) -> float:
-    """Certified relative gap of a p = 1 pair (b interpolating, ν certified inside)."""
+def _p1_rel_gap(b, nu_certified, Phi, y, om) -> float:
+    """Relative gap of a p = 1 pair: b interpolating, ν already through ``certify_nu_p1``."""
     val = math.fsum(om * np.abs(b))
-    dual = dual_objective(certify_nu_p1(nu, Phi, om), Phi, y, om, 1)
-    return (val - dual) / max(val, np.finfo(float).tiny)
-
-
-def _interpolates(Phi, b, y) -> bool:
-    return bool(np.all(np.isfinite(b))) and float(np.max(np.abs(Phi @ b - y))) <= 1e-9 * (
-        1.0 + float(np.max(np.abs(y))))
+    return (val - dual_objective(nu_certified, Phi, y, om, 1)) / max(val, np.finfo(float).tiny)
 
 
 def _solve_p1(Phi, y, om, method: str = "auto"):
@@ -632,8 +627,6 @@ def _solve_p1(Phi, y, om, method: str = "auto"):
     """
     cands = []
     if method in ("auto", "ipm"):
-        from numerics.weighted_l1 import weighted_l1_min
-
         try:
             r = weighted_l1_min(Phi, y, om)
         except ValueError:
@@ -644,7 +637,7 @@ def _solve_p1(Phi, y, om, method: str = "auto"):
                    else "converged" if r.converged else "NOT converged")
             solver = f"interior point (Mehrotra), {r.iterations} iterations, {how}"
             cands.append((r.b, certify_nu_p1(r.nu, Phi, om), solver))
-            gap = _p1_rel_gap(r.b, r.nu, Phi, y, om)
+            gap = _p1_rel_gap(r.b, cands[0][1], Phi, y, om)
             # Optimal in float64 terms, with a certified gap at the level that rounding of Φ̄ᵀν allows
             # (γ_n|Φ̄|ᵀ|ν| grows with n and cond Φ̄: ~1e-8 at n = m = 10³); HiGHS could do no better.
             if method == "ipm" or gap <= 1e-9 or (r.optimal and gap <= 1e-6):
@@ -677,8 +670,8 @@ def _solve_p1_highs(Phi, y, om):
         cands_b.append(bs)
         if supp.size == Phi.shape[0]:
             cands_nu.append(np.linalg.solve(Phi[:, supp].T, om[supp] * np.sign(bs[supp])))
-    b = min(cands_b, key=lambda bb: (not _interpolates(Phi, bb, y), float(om @ np.abs(bb))))
-    if not _interpolates(Phi, b, y):
+    b = min(cands_b, key=lambda bb: (not interpolates(Phi, bb, y), float(om @ np.abs(bb))))
+    if not interpolates(Phi, b, y):
         raise ValueError(f"flattest interpolator LP: HiGHS returned b with max|Φ̄b − y| = "
                          f"{float(np.max(np.abs(Phi @ b - y))):.1e}; Φ̄ is too ill-conditioned for float64 "
                          f"(cond ≈ {np.linalg.cond(Phi):.1e}); nearly duplicate samples?")
@@ -711,8 +704,6 @@ def _dual_newton(nu, Phi, y, om, p, *, tol: float = 1e-13, maxiter: int = 100):
     gain g·H⁻¹g / 2) is below float64 resolution of the dual value (1e-15 relative), where the dual
     cannot be improved further in float64.
     """
-    from numerics.weighted_l1 import _factor
-
     scale = tol * (1.0 + float(np.max(np.abs(y))))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         val, _, g, sq = _dual_parts(nu, Phi, y, om, p, hess=True)
@@ -743,8 +734,6 @@ def _dual_newton(nu, Phi, y, om, p, *, tol: float = 1e-13, maxiter: int = 100):
 
 def _ray_start(Phi, y, om, p):
     """ν = t·(ΦΦᵀ)⁻¹y with the t that maximises the dual along that ray (the conjugate is q-homogeneous)."""
-    from numerics.weighted_l1 import _factor
-
     nu_hat = sla.cho_solve(_factor(Phi @ Phi.T), y, check_finite=False)
     q = p / (p - 1)
     a = float(nu_hat @ y)  # > 0 for y ≠ 0
@@ -755,7 +744,7 @@ def _ray_start(Phi, y, om, p):
 def _primal_from_dual(nu, Phi, y, om, p):
     s_ = Phi.T @ nu
     b = np.sign(s_) * _d.conjugate_argmax(np.abs(s_), om, p)  # the KKT map
-    return b + np.linalg.lstsq(Phi, y - Phi @ b, rcond=None)[0]  # exact interpolation (tiny correction)
+    return lstsq_correct(Phi, y, b)  # exact interpolation (tiny correction)
 
 
 def _solve_pgt1(Phi, y, om, p, method: str = "auto"):
@@ -795,7 +784,7 @@ def _solve_pgt1_conic(Phi, y, om, p):
     nu = _dual_newton(nu0, Phi, y, om, p)[0]
     b = _primal_from_dual(nu, Phi, y, om, p)
     b_cvx = np.asarray(bvar.value, dtype=float)
-    b_cvx = b_cvx + np.linalg.lstsq(Phi, y - Phi @ b_cvx, rcond=None)[0]
+    b_cvx = lstsq_correct(Phi, y, b_cvx)
     obj = lambda bb: float(om @ np.abs(bb) ** p)
     return (b if obj(b) <= obj(b_cvx) else b_cvx), nu, "cvxpy+clarabel (power cone), dual Newton polish"
 
@@ -1236,6 +1225,17 @@ class CircleCertificate:
     local_max: tuple[tuple[float, float], ...] = ()  # (angle, ratio) of each cell's maximum
 
 
+def _certify_inputs(nu, X, activation, fname: str, d: int):
+    """The checks shared by certify_circle (S¹, d = 2) and certify_sphere (S², d = 3)."""
+    act = get_activation(activation)
+    if act.c != 1:
+        raise ValueError(f"{fname} needs c = 1 (p = 1): for p > 1 splitting neurons drives Υ* to 0")
+    X = _arr(X, "X", 2)
+    if X.shape[1] != d:
+        raise ValueError(f"{fname} works on S{'¹²'[d - 2]}: X must have d = {d} columns, got {X.shape[1]}")
+    return act, X, _arr(nu, "nu", 1)
+
+
 def certify_circle(nu, X, activation, dps: int = 50) -> CircleCertificate:
     r"""Exact supremum of :math:`|(\bar\Phi^\top\nu)(\bar\theta)|/\omega(\bar\theta)` over the whole circle.
 
@@ -1247,13 +1247,7 @@ def certify_circle(nu, X, activation, dps: int = 50) -> CircleCertificate:
     ``dps`` digits from the float64 inputs (a global maximisation by exhaustion of finitely many candidates,
     not by sampling).
     """
-    act = get_activation(activation)
-    if act.c != 1:
-        raise ValueError("certify_circle needs c = 1 (p = 1): for p > 1 splitting neurons drives Υ* to 0")
-    X = _arr(X, "X", 2)
-    if X.shape[1] != 2:
-        raise ValueError(f"certify_circle works on S¹: X must have d = 2 columns, got {X.shape[1]}")
-    nu = _arr(nu, "nu", 1)
+    act, X, nu = _certify_inputs(nu, X, activation, "certify_circle", 2)
     with mpmath.workdps(dps):
         Xm = [[mpmath.mpf(float(v)) for v in row] for row in X]
         num = [mpmath.mpf(float(v)) for v in nu]
@@ -1331,13 +1325,7 @@ def certify_sphere(nu, X, activation, dps: int = 20) -> tuple[CircleCertificate,
     Returns the certificate (``cells`` counts the sign patterns examined) and the violated candidates
     (ratio > 1) as unit vectors moved 1e-7 into their cell, so that a dictionary can contain them.
     """
-    act = get_activation(activation)
-    if act.c != 1:
-        raise ValueError("certify_sphere needs c = 1 (p = 1): for p > 1 splitting neurons drives Υ* to 0")
-    X = _arr(X, "X", 2)
-    if X.shape[1] != 3:
-        raise ValueError(f"certify_sphere works on S²: X must have d = 3 columns, got {X.shape[1]}")
-    nu = _arr(nu, "nu", 1)
+    act, X, nu = _certify_inputs(nu, X, activation, "certify_sphere", 3)
     n = X.shape[0]
     with mpmath.workdps(dps):
         Xm = mpmath.matrix(X.tolist())

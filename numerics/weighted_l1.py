@@ -140,7 +140,18 @@ def _crossover(Phi, y, w, score, sign):
     return _vertex(Phi, y, w, np.sort(K[piv[:n]]), sign)
 
 
-def _sparsify(Phi, y, w, b, primal_ok):
+def interpolates(Phi, b, y) -> bool:
+    """b is finite and max|Φb − y| ≤ 1e-9·(1 + max|y|): the interpolation test used by every solver here."""
+    return bool(np.all(np.isfinite(b))) and float(np.max(np.abs(Phi @ b - y))) <= 1e-9 * (
+        1.0 + float(np.max(np.abs(y))))
+
+
+def lstsq_correct(Phi, y, b) -> np.ndarray:
+    """b plus the least-norm (SVD) solution of Φδ = y − Φb: robust to an ill-conditioned Φ."""
+    return b + np.linalg.lstsq(Phi, y - Phi @ b, rcond=None)[0]
+
+
+def _sparsify(Phi, y, w, b):
     """Drop entries at round-off level (≤ 1e-12·max|b|) and re-solve on the rest, if that stays optimal.
 
     A primal-degenerate vertex has basis columns whose b_j are round-off; an interior point has every
@@ -153,7 +164,7 @@ def _sparsify(Phi, y, w, b, primal_ok):
     T = np.flatnonzero(big)
     bt = np.zeros_like(b)
     bt[T] = np.linalg.lstsq(Phi[:, T], y, rcond=None)[0]
-    if primal_ok(bt) and float(w @ np.abs(bt)) <= float(w @ np.abs(b)) * (1 + 1e-12):
+    if interpolates(Phi, bt, y) and float(w @ np.abs(bt)) <= float(w @ np.abs(b)) * (1 + 1e-12):
         return bt
     return b
 
@@ -295,28 +306,22 @@ def weighted_l1_min(
     # Candidates, in the caller's units: the interior point, and the crossover vertex.
     b_ipm = (xp - xm) * sy
     b_ipm = b_ipm + Phi.T @ sla.cho_solve(G, y - Phi @ b_ipm, check_finite=False)  # least-norm correction
-    if float(np.max(np.abs(Phi @ b_ipm - y))) > 1e-9 * (1.0 + float(np.max(np.abs(y)))):
-        # ΦΦᵀ squares cond(Φ): an ill-conditioned Φ needs the SVD-based correction
-        b_ipm = b_ipm + np.linalg.lstsq(Phi, y - Phi @ b_ipm, rcond=None)[0]
+    if not interpolates(Phi, b_ipm, y):  # ΦΦᵀ squares cond(Φ): an ill-conditioned Φ needs the SVD
+        b_ipm = lstsq_correct(Phi, y, b_ipm)
     nu_ipm = nu * sw
     vert = _crossover(Phi, y, w, np.maximum(xp / zp, xm / zm), np.where(zp <= zm, 1.0, -1.0))
     cands = [(b_ipm, nu_ipm)] if vert is None else [vert, (b_ipm, nu_ipm)]
 
-    def primal_ok(bb):
-        return bool(np.all(np.isfinite(bb))) and float(np.max(np.abs(Phi @ bb - y))) <= 1e-9 * (
-            1.0 + float(np.max(np.abs(y)))
-        )
-
     is_basis = False
-    if vert is not None and primal_ok(vert[0]) and np.all(np.isfinite(vert[1])):
+    if vert is not None and interpolates(Phi, vert[0], y) and np.all(np.isfinite(vert[1])):
         val_v = math.fsum(w * np.abs(vert[0]))
         gap_v = abs(val_v - float(vert[1] @ y))
         is_basis = _violation(Phi, vert[1], w) <= 1e-9 and gap_v <= 1e-9 * max(val_v, np.finfo(float).tiny)
     if is_basis:  # an optimal vertex: exactly sparse, and optimal to rounding
         b = vert[0]
     else:
-        b = min([c[0] for c in cands if primal_ok(c[0])] or [b_ipm], key=lambda bb: float(w @ np.abs(bb)))
-    b = _sparsify(Phi, y, w, b, primal_ok)
+        b = min([c[0] for c in cands if interpolates(Phi, c[0], y)] or [b_ipm], key=lambda bb: float(w @ np.abs(bb)))
+    b = _sparsify(Phi, y, w, b)
     nus = [c[1] for c in cands if np.all(np.isfinite(c[1]))]
     viol = [_violation(Phi, v, w) for v in nus]
 
