@@ -8,9 +8,13 @@ a certified bracket [lower, upper] of the geodesic Lipschitz constant (exact in 
 overlapping caps the upper end is the all-patterns bound, so we report the gap). The law predicts
 Lip ≥ c ε √(n / (m̄ log(C m̄ n d/ε))), m̄ = m + 1 for ReLU.
 
-Pass criterion (stated before running): (1) every net fits with ε ≥ 0.5; (2) every net's *certified lower*
-bound is at least the law's right-hand side with c = 1, C = 1; (3) over the m-grid the fitted exponent β of
-Lip_lower ∝ (n/m̄)^β is positive (the law's direction: fewer units force larger Lipschitz constants).
+The paper's statement is a one-sided bound, so two things are reported separately (SPEC §0, verdicts):
+
+* **the bound** — pass criterion, stated before running: (1) every net fits with ε ≥ 0.5 and (2) every net's
+  *certified lower* end is at least the law's right-hand side with c = 1, C = 1;
+* **the rate** — the fitted exponent β of Lip_lower ∝ (n/m̄)^β against the law's 0.5. A lower bound does not
+  predict the Lipschitz constant of trained nets, so β is evidence, not a pass criterion; its verdict is
+  ``reproduced`` only if β ≥ 0.4 (earlier versions required β > 0, a criterion the paper does not state).
 """
 
 from __future__ import annotations
@@ -89,9 +93,9 @@ def run(ctx: Context) -> Outcome:
 def _run(ctx: Context) -> Outcome:
     d = 32
     if ctx.quick:
-        grid_m, n_main, grid_n, m_for_n, steps, samples = (8, 32), 48, (24, 48), 16, 400, 2000
+        grid_m, n_main, grid_n, m_for_n, steps, limit = (8, 32), 48, (24, 48), 16, 400, 3.0
     else:
-        grid_m, n_main, grid_n, m_for_n, steps, samples = (16, 64, 256, 1024), 256, (64, 128, 256), 64, 1500, 20000
+        grid_m, n_main, grid_n, m_for_n, steps, limit = (16, 64, 256, 1024), 256, (64, 128, 256), 64, 1500, 15.0
     rng = ctx.rng("rob.law")
     rows = []
     jobs = [("m", n_main, m) for m in grid_m] + [("n", n, m_for_n) for n in grid_n if n != n_main]
@@ -102,18 +106,18 @@ def _run(ctx: Context) -> Outcome:
             data[n] = sphere_data(rng, n, d)
         X, y = data[n]
         net, mse = train(X, y, m, seed=ctx.seed * 1000 + i, steps=steps)
-        L = K.lipschitz(net, K.Sphere(d), samples=samples, seed=i)
-        # the data themselves are genuine points: include them in the lower end
+        # certified bracket; the data (where the caps sit) seed its lower end, which is attained at a genuine
+        # exact point of the sphere
+        L = K.lipschitz(net, K.Sphere(d), seed=i, data_points=X, time_limit=limit, rel_gap=0.01)
         cf = K.canonicalize(net, K.Sphere(d))
-        G = K.gradient(cf, X)
-        tang = np.sqrt(np.maximum(np.sum(G * G, 1) - np.sum(G * X, 1) ** 2, 0))
-        lower = max(float(L.lower), float(tang.max(initial=0.0)))
+        lower = float(L.lower)
         eps = 1 - mse
         rows.append({"grid": grid, "n": n, "m": m, "kinks": cf.m, "mse": mse, "eps": eps, "lower": lower,
                      "upper": float(L.upper), "gap": float(L.upper) / lower if lower > 0 else math.inf,
                      "sqrt_n_over_m": math.sqrt(n / (m + 1)),
                      "ratio_lower": lower / math.sqrt(n / (m + 1)),
-                     "law_rhs": law_rhs(max(eps, 1e-12), n, m + 1, d), "exact": L.exact})
+                     "law_rhs": law_rhs(max(eps, 1e-12), n, m + 1, d), "exact": L.exact, "status": L.status,
+                     "certify_s": L.seconds})
     secs = time.perf_counter() - t0
     mrows = [r for r in rows if r["grid"] == "m"]
     beta_lo = fit_exponent([r["n"] / (r["m"] + 1) for r in mrows], [r["lower"] for r in mrows])
@@ -122,7 +126,10 @@ def _run(ctx: Context) -> Outcome:
     beta_n = fit_exponent([r["n"] for r in nrows], [r["lower"] for r in nrows]) if len(nrows) > 1 else float("nan")
     fits = all(r["eps"] >= EPS_MIN for r in rows)
     law_ok = all(r["lower"] >= r["law_rhs"] for r in rows)
-    passed = fits and law_ok and beta_lo > 0
+    passed = fits and law_ok
+    rate_verdict = "reproduced" if beta_lo >= 0.4 else "not reproduced"
+    verdict = {"bound": "holds" if law_ok else "violated", "rate": rate_verdict, "beta_lower": beta_lo,
+               "law_rate": 0.5}
     fig = _plot(ctx, rows, beta_lo)
     worst_gap = max(r["gap"] for r in rows)
     log_factor = {r["m"]: math.log((r["m"] + 1) * r["n"] * d / max(r["eps"], 1e-12)) for r in mrows}
@@ -130,13 +137,14 @@ def _run(ctx: Context) -> Outcome:
     summary = (f"d={d}, n={n_main}, m∈{list(grid_m)}: ε ≥ {min(r['eps'] for r in rows):.2f}; certified lower end ≥ "
                f"{above:.1f}× the law's RHS (c=C=1) for every net; Lip_lower ∝ (n/m̄)^{beta_lo:.2f} (the bound's "
                f"exponent is 0.5: trained nets sit far above it, so the m-dependence is weak); over n at m="
-               f"{m_for_n}: ∝ n^{beta_n:.2f}; bracket upper/lower up to ×{worst_gap:.1f} (d=32, overlapping caps)")
+               f"{m_for_n}: ∝ n^{beta_n:.2f}; bracket upper/lower up to ×{worst_gap:.3f} (d=32, overlapping caps); "
+               f"verdict: bound {verdict['bound']}, rate {rate_verdict} (β = {beta_lo:.2f} vs 0.5)")
     return Outcome(passed=passed, metric={"beta_lower": beta_lo, "beta_upper": beta_up, "beta_n_at_fixed_m": beta_n,
                                           "min_eps": min(r["eps"] for r in rows), "worst_gap": worst_gap,
                                           "min_lower_over_law_rhs": above,
                                           "seconds_train_and_certify": secs},
-                   summary=summary, details={"nets": rows, "log_factor": log_factor,
-                                             "criterion": "eps >= 0.5; lower >= law RHS (c=1, C=1); beta > 0"},
+                   summary=summary, details={"nets": rows, "log_factor": log_factor, "verdict": verdict,
+                                             "criterion": "eps >= 0.5; certified lower >= law RHS (c=1, C=1)"},
                    figures=(fig,))
 
 

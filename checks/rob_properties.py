@@ -82,7 +82,7 @@ def domain_of(case):
 
 
 def _mp(x):
-    return mpmath.mpf(K._to_mp(x)) if not isinstance(x, mpmath.mpf) else x
+    return mpmath.mpf(K.to_mp(x)) if not isinstance(x, mpmath.mpf) else x
 
 
 # ------------------------------------------------------------------------------------------ rigidity
@@ -102,7 +102,7 @@ def rigidity_margin(case, *, exact: bool, constant: float = 2.0) -> float:
         else:
             w = [abs(_mp(x)) for x in cf.alpha] if exact else list(np.abs(cf.alpha))
         top = max(w)
-        up = _mp(L.upper) if exact else float(L.upper)
+        up = L.mp() if exact else float(L.upper)
         return float((top - constant * up) / (1 + top))
 
 
@@ -140,7 +140,7 @@ def jump_cases(draw, d: int, sphere: bool):
 def _jump_point(case, cf):
     """A point on kink j inside the domain (on the sphere: on the small circle), or NotApplicable."""
     j = case["j"] % cf.m
-    U, t = np.asarray(K._f64(cf.U), float).reshape(cf.m, -1), np.asarray(K._f64(cf.t), float)
+    U, t = np.asarray(K.f64(cf.U), float).reshape(cf.m, -1), np.asarray(K.f64(cf.t), float)
     u = U[j]
     y = np.asarray(case["y"], float)
     y = y - (y @ u) * u
@@ -187,12 +187,12 @@ def jump_margin(case, *, exact: bool) -> float:
     with mpmath.workdps(60):
         cf = K.canonicalize(net_of(case, exact=True), dom)
         # the same hyperplane in the exact form: the one closest to the float one
-        Uf = np.asarray(K._f64(cf.U), float).reshape(cf.m, -1)
-        je = int(np.argmin(np.linalg.norm(Uf - cf_f.U[j], axis=1) + np.abs(np.asarray(K._f64(cf.t)) - cf_f.t[j])))
-        W, b, a, v, c = (K._to_mp(z) for z in net_of(case, exact=True))
+        Uf = np.asarray(K.f64(cf.U), float).reshape(cf.m, -1)
+        je = int(np.argmin(np.linalg.norm(Uf - cf_f.U[j], axis=1) + np.abs(np.asarray(K.f64(cf.t)) - cf_f.t[j])))
+        W, b, a, v, c = (K.to_mp(z) for z in net_of(case, exact=True))
         X = [mpmath.mpf(z) for z in x]
-        u = [mpmath.mpf(K._to_mp(z)) for z in cf.U[je]]
-        al, t = mpmath.mpf(K._to_mp(cf.alpha[je])), mpmath.mpf(K._to_mp(cf.t[je]))
+        u = [mpmath.mpf(K.to_mp(z)) for z in cf.U[je]]
+        al, t = mpmath.mpf(K.to_mp(cf.alpha[je])), mpmath.mpf(K.to_mp(cf.t[je]))
         # move x exactly onto the exact kink (it is within ~1e-16 of it)
         off = sum(ui * xi for ui, xi in zip(u, X, strict=True)) - t
         X = [xi - off * ui for xi, ui in zip(X, u, strict=True)]
@@ -272,13 +272,13 @@ def reparametrise(case, exact: bool):
             a += [num(10**6), num(-10**6) / 3]
         elif op == "scale":
             W[j], b[j], a[j] = [4 * x for x in w], 4 * bj, aj / 4
-        elif op == "zero_unit":  # a unit that is zero on the domain: threshold beyond rho
-            nw = sp.sqrt(sum(x * x for x in w)) if exact else math.sqrt(sum(x * x for x in w))
+        elif op == "zero_unit":  # a unit that is zero on the domain: threshold beyond rho (‖w‖₁ ≥ ‖w‖: rational)
+            nw = sum(abs(x) for x in w)
             W.append(list(w))
             b.append(-(rho + 1) * nw)
             a.append(num(5))
         elif op == "affine_unit":  # ReLU(z) = z where z > 0 on the whole domain; compensate in (v, c)
-            nw = sp.sqrt(sum(x * x for x in w)) if exact else math.sqrt(sum(x * x for x in w))
+            nw = sum(abs(x) for x in w)
             bb = (rho + 1) * nw
             W.append(list(w))
             b.append(bb)
@@ -436,7 +436,7 @@ def circle_margin(case, *, exact: bool) -> float:
     L = K.lipschitz(cycle_net(case), K.Sphere(2))
     with mpmath.workdps(K.MP_DPS):
         top = max(abs(mpmath.mpf(k.p) / k.q) for _, _, k in us)  # |α| sin a = κ_j exactly
-        return float((top - 2 * _mp(L.upper)) / (1 + top))
+        return float((top - 2 * L.mp()) / (1 + top))
 
 
 def circle_property(budget: int = 200) -> Property:
@@ -515,14 +515,14 @@ def value_margin(case, *, exact: bool, constant: float = 4.0) -> float:
     with mpmath.workdps(K.MP_DPS):
         ex = net_of(case, exact=True)
         Le = K.lipschitz(ex, dom)
-        W, b, a, v, c = (K._to_mp(z) for z in ex)
+        W, b, a, v, c = (K.to_mp(z) for z in ex)
         f = lambda z: sum(ak * max(sum(wi * zi for wi, zi in zip(wk, z, strict=True)) + bk, 0)  # noqa: E731
                           for wk, bk, ak in zip(W, b, a, strict=True)) + sum(
             vi * zi for vi, zi in zip(v, z, strict=True)) + c
         pts = np.vstack([X, Xd])
         best = np.argsort(-np.abs(K.evaluate(net, pts)))[:8]  # any genuine point gives a lower bound
         top = max(abs(f([mpmath.mpf(float(q)) for q in pts[i]])) for i in best)
-        return float((top - (2 + constant * _mp(Le.upper))) / (1 + top))
+        return float((top - (2 + constant * Le.mp())) / (1 + top))
 
 
 def value_property(name: str, d: int, *, sphere: bool, constant: float = 4.0, budget: int = 80) -> Property:

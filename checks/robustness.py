@@ -14,12 +14,14 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks import rob_law
+from checks import rob_law, rob_oracles
 from checks import rob_properties as RP
 from checks.evidence import TOL, Outcome, digits_agreed
 from checks.falsify import falsify
 from checks.registry import Context, claim
 from numerics import kinks as K
+from numerics.kinks.caps import lipschitz_disjoint_caps
+from numerics.kinks.sphere2 import lipschitz_s2
 from numerics._derived import kinks as D
 from proofs import kinks as PK
 
@@ -145,7 +147,7 @@ def _exact_net(rng, m, d, *, planted=True):
 
 def _mp_net(net):
     """f of an exact net tuple, evaluated in mpmath at the current precision (from the definition)."""
-    W, b, a, v, c = (K._to_mp(z) for z in net)
+    W, b, a, v, c = (K.to_mp(z) for z in net)
 
     def f(x):
         hidden = sum(ak * max(sum(wi * xi for wi, xi in zip(wk, x, strict=True)) + bk, 0)
@@ -252,7 +254,7 @@ def _(ctx: Context) -> Outcome:
 
 
 def _torch_f_grad(torch, net, X):
-    W, b, a, v, c = (torch.tensor(np.asarray(K._f64(z), float)) for z in net)
+    W, b, a, v, c = (torch.tensor(np.asarray(K.f64(z), float)) for z in net)
     x = torch.tensor(X, requires_grad=True)
     f = torch.relu(x @ W.reshape(len(a), -1).T + b) @ a + x @ v + c
     (g,) = torch.autograd.grad(f.sum(), x)
@@ -324,35 +326,10 @@ def _(ctx: Context) -> Outcome:
 
 
 # ------------------------------------------------------------------------------------ rigidity
-def _brute_ball(cf, R) -> tuple[float, int]:
-    """Independent oracle: max ‖g_σ‖ over all 2^m patterns whose cell meets the open ball.
-
-    Feasibility per pattern by an SOCP (clarabel): max δ s.t. s_j(u_j·x − t_j) ≥ δ, ‖x‖ ≤ R − δ; the
-    cell meets the open ball iff δ* > 0. The value ‖g_σ‖ is then evaluated at 50 digits.
-    """
-    import itertools
-
-    import cvxpy as cp
-
-    U = np.asarray(K._f64(cf.U), float).reshape(cf.m, -1)
-    t = np.asarray(K._f64(cf.t), float)
-    d = U.shape[1]
-    x, delta = cp.Variable(d), cp.Variable()
-    S = cp.Parameter(cf.m)
-    prob = cp.Problem(cp.Maximize(delta), [cp.multiply(S, U @ x - t) >= delta, cp.norm(x) <= float(R) - delta,
-                                           delta <= 1])
-    best, feasible = mpmath.mpf(0), 0
-    Ump = [[mpmath.mpf(sp.N(z, 60)) for z in row] for row in cf.U]
-    alp = [mpmath.mpf(sp.N(z, 60)) for z in cf.alpha]
-    vmp = [mpmath.mpf(sp.N(z, 60)) for z in cf.v]
-    for bits in itertools.product((0, 1), repeat=cf.m):
-        S.value = 2 * np.array(bits, float) - 1
-        prob.solve(solver=cp.CLARABEL)
-        if prob.status == "optimal" and delta.value > 1e-7:
-            feasible += 1
-            g = [vmp[k] + sum(alp[j] * Ump[j][k] for j in range(cf.m) if bits[j]) for k in range(d)]
-            best = max(best, mpmath.sqrt(sum(z * z for z in g)))
-    return best, feasible
+def _brute_ball(net, R) -> tuple:
+    """The ball oracle of :mod:`checks.rob_oracles` (SOCP per sign pattern, exact acceptance of each cell)."""
+    bf = rob_oracles.ball_brute_force(net, R)
+    return mpmath.sqrt(mpmath.mpf(bf.value2.numerator) / bf.value2.denominator), bf.cells
 
 
 @RIGIDITY_BALL.level("F")
@@ -376,12 +353,12 @@ def _(ctx: Context) -> Outcome:
                 net = (W + [w2], b + [b[0]], a + [-a[0] * (1 - sp.Rational(1, 10**8))], v, c)
                 cf = K.canonicalize(net, dom)
                 L = K.lipschitz(cf, dom)
-                ref, nfeas = _brute_ball(cf, dom.R)
-                digits.append(digits_agreed(mpmath.mpf(L.upper), ref))
+                ref, nfeas = _brute_ball(net, dom.R)
+                digits.append(digits_agreed(L.mp(), ref))
                 cells.append((L.cells, nfeas))
                 for al in cf.alpha:
-                    margins.append(float((2 * mpmath.mpf(L.upper) - abs(mpmath.mpf(sp.N(al, 60)))) /
-                                         (2 * mpmath.mpf(L.upper))))
+                    margins.append(float((2 * L.mp() - abs(mpmath.mpf(sp.N(al, 60)))) /
+                                         (2 * L.mp())))
     low = min(digits)
     ok = low >= TOL["precision_min_digits"] and min(margins) >= 0 and all(a == b for a, b in cells)
     return Outcome(ok, {"min_digits": low, "min_rel_margin": min(margins), "cells_vs_oracle": cells},
@@ -413,8 +390,9 @@ def _(ctx: Context) -> Outcome:
             cf = K.canonicalize(net, K.Sphere(3))
             if not K.caps_disjoint(cf):
                 continue
-            a1, a2 = K._lip_disjoint_caps(cf), K._lip_sphere3(cf)
-            digits.append(digits_agreed(mpmath.mpf(a2.upper), mpmath.mpf(a1.upper)))
+            q1, _ = lipschitz_disjoint_caps(cf.Wq, cf.bq, cf.aq, cf.vq)
+            q2 = lipschitz_s2(cf.Wq, cf.bq, cf.aq, cf.vq).value2
+            digits.append(60.0 if q1.cmp(q2) == 0 else digits_agreed(mpmath.sqrt(mpmath.mpf(float(q2))), mpmath.sqrt(mpmath.mpf(float(q1)))))
         # (ii) general nets: exact value ≥ a dense sample (a lower bound) and rigidity margins at 50 digits
         for _ in range(2 if ctx.quick else 4):
             net = _exact_net(rng, 4, 3)
@@ -427,7 +405,7 @@ def _(ctx: Context) -> Outcome:
             samp = float(np.sqrt(np.max(np.sum(G * G, 1) - np.sum(G * X, 1) ** 2)))
             sample_gap.append((float(L.upper) - samp) / float(L.upper))
             for tj in cf.tangential_jumps():
-                margins.append(float((2 * mpmath.mpf(L.upper) - mpmath.mpf(sp.N(tj, 60))) / (2 * mpmath.mpf(L.upper))))
+                margins.append(float((2 * L.mp() - mpmath.mpf(sp.N(tj, 60))) / (2 * L.mp())))
     low = min(digits) if digits else 0.0
     ok = low >= TOL["precision_min_digits"] and min(margins) >= 0 and min(sample_gap) >= -1e-12 \
         and max(sample_gap) < 0.05
@@ -497,7 +475,7 @@ def _(ctx: Context) -> Outcome:
                     cands.append(abs(fp(mpmath.findroot(f2, (p, q), solver="bisect"))))
             ref = max(ref, *cands)
         with mpmath.workdps(TOL["precision_dps"]):
-            dg = digits_agreed(mpmath.mpf(L.upper), ref)
+            dg = digits_agreed(L.mp(), ref)
             dp = digits_agreed(mpmath.mpf(sp.N(PK.even_cycle().lipschitz, 60)), ref)
     low = min(dg, dp)
     return Outcome(low >= TOL["precision_min_digits"], {"digits_numerics": dg, "digits_proofs": dp,
@@ -549,7 +527,7 @@ def _ratio_family(deltas=(100, 10, 1)):
     for dl in deltas:
         case = {"pts": [900, -600, 900 + dl, -600 + dl], "order": [0, 1, 2, 3], "kappa8": [8] * 4}
         L = K.lipschitz(RP.cycle_net(case), K.Sphere(2))
-        out.append((dl / 1000, float(1 / (2 * mpmath.mpf(L.upper)))))
+        out.append((dl / 1000, float(1 / (2 * L.mp()))))
     slope = float(np.polyfit(np.log([d for d, _ in out]), np.log([r for _, r in out]), 1)[0])
     return out, slope
 
@@ -567,7 +545,7 @@ def _(ctx: Context) -> Outcome:
     if case is not None and len(set(case["pts"])) == len(case["pts"]):
         L = K.lipschitz(RP.cycle_net(case), K.Sphere(2))
         lip_expr = L.value
-        exact_ratio = 1 / (2 * mpmath.mpf(L.upper))
+        exact_ratio = 1 / (2 * L.mp())
     family, slope = _ratio_family((100, 10) if ctx.quick else (100, 10, 1))
     ratio_txt = (f"{float(exact_ratio):.3f} with kinks ≥ {SEP_MIN} rad apart" if exact_ratio is not None else "n/a")
     fig = _circle_figure(ctx, family, exact_ratio)
@@ -675,14 +653,14 @@ def _(ctx: Context) -> Outcome:
             err = max(abs(sp.simplify(RP._exact_eval(net, x) - yi)) for x, yi in zip(X, y, strict=True))
             L = K.lipschitz(net, K.Sphere(d))
             exact_eq = sp.simplify(L.value - sp.sqrt(7)) == 0
-            digits.append(digits_agreed(mpmath.mpf(L.upper), D.width2n_lipschitz(mpmath.mpf(1) / 4)))
+            digits.append(digits_agreed(L.mp(), D.width2n_lipschitz(mpmath.mpf(1) / 4)))
             rows.append({"d": d, "n": 2 * d, "interp_error": str(err), "lip": str(L.value), "exact_sqrt7": exact_eq,
                          "method": L.method})
-        # caps not disjoint (max x_i·x_j = 1/2 > 1/8, still ≤ 1 − s so it interpolates): exact Lip on S²
-        X = [[1, 0, 0], [sp.Rational(1, 2), sp.sqrt(3) / 2, 0], [0, 0, 1]]
+        # caps not disjoint (max x_i·x_j = 3/5 > 1/8, still ≤ 1 − s so it interpolates): exact Lip on S²
+        X = [[1, 0, 0], [sp.Rational(3, 5), sp.Rational(4, 5), 0], [0, 0, 1]]
         net = width2n_net(X, [1, -1, 1], s)
         Lo = K.lipschitz(net, K.Sphere(3))
-        rows.append({"d": 3, "n": 3, "caps": "overlapping (x1·x2 = 1/2)", "lip": float(Lo.upper),
+        rows.append({"d": 3, "n": 3, "caps": "overlapping (x1·x2 = 3/5)", "lip": float(Lo.upper),
                      "vs_sqrt7": float(Lo.upper) / math.sqrt(7), "method": Lo.method})
     need = _d_needed(ctx)
     low = min(digits)

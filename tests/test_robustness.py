@@ -63,15 +63,15 @@ def test_planted_bug_value_bound_with_tiny_constant_is_found(tmp_path):
 
 def test_dropping_a_cell_fails_the_rigidity_ball_precision_level(monkeypatch, tmp_path):
     """An evaluator that loses a cell of the arrangement disagrees with the 2^m brute-force oracle."""
-    real = K._cells_ball
+    from numerics.kinks import ball as KB
 
-    def lossy(N, h, r, num):
-        P = real(N, h, r, num)
-        if N.shape[1] >= 2 and len(P) > 1:
-            return P[:-1]
-        return P
+    real = KB._line_cells
 
-    monkeypatch.setattr(K, "_cells_ball", lossy)
+    def lossy(*a, **k):
+        P = real(*a, **k)
+        return P[:-1] if len(P) > 1 else P
+
+    monkeypatch.setattr(KB, "_line_cells", lossy)
     (c,) = [c for c in ROB if c.id == "rob.rigidity_ball"]
     ev = c.run("P", Context(quick=True, report_dir=tmp_path))
     assert not ev.passed

@@ -1,0 +1,284 @@
+r"""Lipschitz constants of two-layer ReLU nets on a ball or a sphere: exact where possible, else certified.
+
+:func:`lipschitz` canonicalises the net exactly (:mod:`numerics.kinks.canonical`) and then, by an explicit
+cost model:
+
+========================  =================================================================================
+domain                    method
+========================  =================================================================================
+S¹                        exact: kink points ordered exactly (:mod:`numerics.kinks.circle`)
+S²                        exact: the small-circle arrangement (:mod:`numerics.kinks.sphere2`), O(m²) circles ·
+                          O(m) vertices, when m ≤ ``max_exact_units``
+S^{d−1}, disjoint caps    exact closed form per cap, disjointness decided exactly (:mod:`numerics.kinks.caps`)
+B_R                       exact: facet recursion over flats (:mod:`numerics.kinks.ball`) when the number of
+                          flats Σ_{k<d} C(m, k) ≤ ``max_flats`` and m ≤ ``max_exact_units``
+otherwise                 a certified bracket by branch and bound (:mod:`numerics.kinks.bracket`) to
+                          ``rel_gap`` within ``time_limit``
+========================  =================================================================================
+
+An exact routine that runs out of ``time_limit`` hands over to the bracket; nothing hangs. "Exact" means
+exact for the net as given (float64 entries are binary rationals): every decision behind it is made by
+interval arithmetic with an exact fall-back, so a float net and the same net written as exact rationals
+get the same constant. ``value`` is the exact constant as a SymPy number (√(a + b√D)); ``lower`` and
+``upper`` are its nearest float (equal) for exact results and the certified ends of the bracket otherwise.
+``witness`` names the genuine point and cell where the lower end is attained.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from numerics.kinks import exact as E
+from numerics.kinks.ball import BudgetExceeded, lipschitz_ball
+from numerics.kinks.canonical import Canonical, canonicalize
+from numerics.kinks.caps import caps_disjoint_exact, lipschitz_disjoint_caps
+from numerics.kinks.circle import lipschitz_circle_rational, lipschitz_circle_sympy
+from numerics.kinks.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
+from numerics.kinks.sphere2 import lipschitz_s2
+
+__all__ = ["Lipschitz", "lipschitz", "rigidity", "Rigidity", "caps_disjoint", "cost_model", "MP_DPS"]
+
+MP_DPS = 50
+
+
+@dataclass(frozen=True)
+class Lipschitz:
+    """lower ≤ Lip ≤ upper. ``exact``: lower == upper == float(value), from the arrangement (no sampling)."""
+
+    lower: Any
+    upper: Any
+    method: str
+    exact: bool
+    value: Any = None  # the exact constant as a SymPy number, when exact
+    cells: int | None = None
+    seconds: float = 0.0
+    argmax: dict = field(default_factory=dict)
+    witness: dict | None = None  # {"point": floats or None, "pattern": bools, "kind": str}
+    status: str = "exact"
+    enclosure: tuple | None = None  # rigorous float enclosure of the constant
+
+    @property
+    def gap(self) -> float:
+        """upper/lower − 1 (0 when exact)."""
+        lo, up = float(self.lower), float(self.upper)
+        return up / lo - 1 if lo > 0 else (0.0 if up == 0 else math.inf)
+
+    @property
+    def certified(self) -> bool:
+        return True
+
+    def mp(self, end: str = "upper"):
+        """The constant (exact results) or the chosen end of the bracket, as an mpmath number at the current
+        precision: exact results are evaluated from ``value``, not from the float."""
+        if self.exact and self.value is not None:
+            return mpmath.mpf(sp.N(self.value, mpmath.mp.dps + 10))
+        return mpmath.mpf(getattr(self, end))
+
+
+def _sym_sqrt(x):
+    # SymPy factors the radicand to pull out squares: fine for small numbers (√7), hopeless for the
+    # 60-digit rationals a float net produces, so those stay unevaluated
+    big = max(abs(x.p), abs(x.q)) > 10**30 if isinstance(x, sp.Rational) else True
+    return sp.Pow(x, sp.Rational(1, 2), evaluate=not big)
+
+
+def _qsqrt(q: E.QNum):
+    inner = sp.Rational(q.a.numerator, q.a.denominator)
+    if q.b and q.D:
+        inner = inner + sp.Rational(q.b.numerator, q.b.denominator) * _sym_sqrt(sp.Rational(q.D.numerator,
+                                                                                             q.D.denominator))
+    return _sym_sqrt(inner)
+
+
+def _float_sqrt(q: E.QNum) -> float:
+    with mpmath.workdps(30):
+        x = mpmath.mpf(q.a.numerator) / q.a.denominator
+        if q.b:
+            x += mpmath.mpf(q.b.numerator) / q.b.denominator * mpmath.sqrt(mpmath.mpf(q.D.numerator) / q.D.denominator)
+        return float(mpmath.sqrt(max(x, 0)))
+
+
+def _exact_result(q: E.QNum, method, cells, witness, t0, exact_input, argmax=None) -> Lipschitz:
+    f = _float_sqrt(q)
+    lo, hi = float(np.nextafter(f, -np.inf)), float(np.nextafter(f, np.inf))
+    return Lipschitz(f, f, method, True, _qsqrt(q), cells, time.perf_counter() - t0, argmax or {}, witness,
+                     "exact", (max(lo, 0.0), hi))
+
+
+def cost_model(m: int, domain) -> dict:
+    """Predicted work of the exact routine (flats, circles × vertices) for m kinks on ``domain``."""
+    d = domain.d
+    if isinstance(domain, Ball):
+        flats = sum(math.comb(m, k) for k in range(0, min(d - 1, m) + 1))
+        return {"kind": "ball", "flats": flats, "ops": flats * max(m, 1)}
+    if d == 3:
+        return {"kind": "s2", "circles": m, "ops": m * m * 8}
+    return {"kind": "sphere", "ops": math.inf if d > 3 else m}
+
+
+class _Deadline(RuntimeError):
+    pass
+
+
+def _progress_printer(label, every=15.0):
+    """Progress for long runs: a rich bar on a terminal, a log line every ``every`` s otherwise."""
+    state = {"t": time.perf_counter(), "t0": time.perf_counter()}
+
+    def show(done, total):
+        now = time.perf_counter()
+        if now - state["t"] >= (1.0 if sys.stderr.isatty() else every):
+            state["t"] = now
+            print(f"[lipschitz] {label}: {done}/{total} after {now - state['t0']:.0f} s", file=sys.stderr, flush=True)
+    return show
+
+
+def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int = 20000, seed: int = 0,
+              max_exact_units: int = 200, max_flats: int = 60000, time_limit: float = 60.0,
+              rel_gap: float = 0.01, data_points=None, progress=None) -> Lipschitz:
+    """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
+
+    ``net`` is a net tuple, a :class:`Canonical`, or a torch ``nn.Sequential(Linear, ReLU, Linear)`` is
+    refused with a pointer to :func:`numerics.kinks.lipschitz_from_module`. ``samples`` and ``seed`` seed
+    the bracket's search; ``data_points`` (points of the domain, e.g. training data) seed its lower end.
+    ``progress``: None (quiet), True (progress lines on stderr), or a callable ``progress(done, total)``.
+    """
+    check_domain(domain)
+    t0 = time.perf_counter()
+    cf = net if isinstance(net, Canonical) else canonicalize(net, domain, activation=activation)
+    if cf.domain != domain:
+        raise ValueError("the canonical form was computed on a different domain")
+    if progress is True:
+        progress = _progress_printer(f"{type(domain).__name__}({domain.d}), {cf.m} kinks")
+    deadline = t0 + time_limit if time_limit is not None else None
+    d = domain.d
+    if isinstance(domain, Sphere) and d == 2:
+        if not cf.rational:
+            with mpmath.workdps(MP_DPS):
+                best, expr, cells = lipschitz_circle_sympy(cf)
+            return Lipschitz(best, best, f"exact: {cells} arcs between exact kink angles on S¹", True, expr,
+                             cells, time.perf_counter() - t0, {}, None, "exact")
+        q, sig, pt, arcs = lipschitz_circle_rational(cf.Wq, cf.bq, cf.aq, cf.vq, warn_float=not cf.exact)
+        return _exact_result(q, f"exact: {arcs} arcs between exactly ordered kinks on S¹", arcs,
+                             {"point": pt, "pattern": sig, "kind": "arc"}, t0, cf.exact)
+    if not cf.rational:
+        raise ValueError("the certified Lipschitz routines need rational entries on this domain (floats, "
+                         "integers or SymPy Rationals); irrational SymPy entries are supported on S¹ only")
+    if isinstance(domain, Sphere):
+        if cf.m <= 2000 and caps_disjoint_exact(cf.Wq, cf.bq) and d >= 3:
+            q, j = lipschitz_disjoint_caps(cf.Wq, cf.bq, cf.aq, cf.vq)
+            pat = tuple(i == j for i in range(cf.m))
+            return _exact_result(q, f"exact: {cf.m} pairwise disjoint caps (closed form per cap, exact "
+                                 "disjointness)", cf.m + 1, {"point": None, "pattern": pat, "kind": "cap"}, t0,
+                                 cf.exact, {"cap": j})
+        if d == 3 and cf.m <= max_exact_units:
+            def tick(j, m):
+                if progress is not None:
+                    progress(j, m)
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise _Deadline
+            try:
+                r = lipschitz_s2(cf.Wq, cf.bq, cf.aq, cf.vq, progress=tick)
+            except _Deadline:
+                pass
+            else:
+                return _exact_result(r.value2, f"exact: {r.cells} cells of the small-circle arrangement on S² "
+                                     "(interval filter, exact fall-back)", r.cells,
+                                     {"point": r.point, "pattern": r.pattern, "kind": r.kind}, t0, cf.exact,
+                                     {"kind": r.kind})
+    else:
+        cm = cost_model(cf.m, domain)
+        if cf.m <= max_exact_units and cm["flats"] <= max_flats:
+            remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+            try:
+                r = lipschitz_ball(cf.Wq, cf.bq, cf.aq, cf.vq, to_fraction(domain.R, "R"), time_limit=remaining,
+                                   progress=progress)
+            except BudgetExceeded:
+                pass
+            else:
+                return _exact_result(E.QNum(r.value2), f"exact: max ‖g_σ‖ over the {r.cells} cells meeting the "
+                                     f"open ball (facet recursion over {r.nodes} flats, exact decisions)", r.cells,
+                                     {"point": r.point, "pattern": r.pattern, "kind": "cell"}, t0, cf.exact,
+                                     {"pattern": list(r.pattern)})
+    return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress)
+
+
+def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> Lipschitz:
+    from numerics.kinks.bracket import certified_bracket
+
+    remaining = 1.0 if deadline is None else max(deadline - time.perf_counter(), 1.0)
+    d = domain.d
+    if cf.m == 0:
+        vv = E.dot(cf.vq, cf.vq)
+        return _exact_result(E.QNum(vv), "exact: no kinks", 1, None, t0, cf.exact)
+    W = [list(w) for w in cf.Wq]
+    cb = None
+    if progress is not None:
+        def cb(lo, up, nodes, secs):
+            progress(nodes, -1)
+    br = certified_bracket(W, list(cf.bq), list(cf.aq), list(cf.vq), sphere=isinstance(domain, Sphere),
+                           R=domain.radius if isinstance(domain, Ball) else 1.0, rel_gap=rel_gap,
+                           time_limit=remaining, seed=seed, data_points=data_points, progress=cb)
+    method = (f"certified bracket: branch and bound over activation patterns ({br.nodes} nodes, "
+              f"{br.status}); lower end attained at a genuine point, upper end proved")
+    wit = {"point": tuple(float(x) for x in br.witness_point) if br.witness_point is not None else None,
+           "pattern": tuple(br.witness_pattern) if br.witness_pattern is not None else None,
+           "kind": "bracket", "exact_point": br.witness_point}
+    return Lipschitz(br.lower, max(br.upper, br.lower), method, False, None, None, time.perf_counter() - t0, {},
+                     wit, br.status, (br.lower, br.upper))
+
+
+def caps_disjoint(cf: Canonical) -> bool:
+    """Are the open caps {u_j·x > t_j} of a sphere canonical form pairwise disjoint? (decided exactly)"""
+    if cf.m < 2:
+        return True
+    if not cf.rational:
+        raise ValueError("caps_disjoint needs a rational canonical form")
+    return caps_disjoint_exact(cf.Wq, cf.bq)
+
+
+@dataclass(frozen=True)
+class Rigidity:
+    """Kink sizes w_j (|α_j| on a ball, |α_j|√(1 − t_j²) on a sphere) against 2·Lip."""
+
+    weights: Any
+    lipschitz: Lipschitz
+    ratio: float  # max_j w_j / (2 Lip.upper); the rigidity bound says ≤ 1 (certified when Lip is exact)
+    holds_exactly: bool | None = None  # decided exactly (w_j² ≤ 4 Lip²) when Lip is exact
+
+    @property
+    def holds(self) -> bool:
+        if self.holds_exactly is not None:
+            return self.holds_exactly
+        return self.ratio <= 1
+
+
+def rigidity(net, domain, *, activation: PiecewiseLinear = RELU, **kw) -> Rigidity:
+    """The rigidity ratio max_j w_j / (2 Lip) of SPEC §3 (needs d ≥ 3 on the sphere: it fails on S¹)."""
+    check_domain(domain)
+    if isinstance(domain, Sphere) and domain.d < 3:
+        raise ValueError("rigidity on the sphere needs d >= 3 (on S^1 it fails: see rob.circle)")
+    cf = net if isinstance(net, Canonical) else canonicalize(net, domain, activation=activation)
+    L = lipschitz(cf, domain, **kw)
+    sphere = isinstance(domain, Sphere)
+    j2 = cf.jumps2(sphere) if cf.rational else None
+    w = cf.tangential_jumps() if sphere else ([abs(a) for a in cf.alpha] if cf.exact else np.abs(cf.alpha))
+    top = max((float(x) for x in w), default=0.0)
+    up = float(L.upper)
+    holds = None
+    if L.exact and j2 is not None and L.value is not None:
+        lip2 = sp.expand(L.value ** 2)
+        holds = all(bool(sp.Rational(x.numerator, x.denominator) <= 4 * lip2) for x in j2)
+    return Rigidity(w, L, top / (2 * up) if up > 0 else (math.inf if top > 0 else 0.0), holds)
+
+
+def _fraction_or_none(x):
+    return x if isinstance(x, Fraction) else None
