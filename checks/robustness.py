@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from checks import rob_law, rob_oracles
+from checks import rob_lipschitz as RL
 from checks import rob_properties as RP
 from checks.evidence import TOL, Outcome, digits_agreed
 from checks.falsify import falsify
@@ -91,10 +93,15 @@ P_CANON = (RP.canon_property("rob.canonical/ball3", 3, sphere=False),
 P_JUMP = (RP.jump_property("rob.jump/ball2", 2, sphere=False), RP.jump_property("rob.jump/ball3", 3, sphere=False),
           RP.jump_property("rob.jump/sphere3", 3, sphere=True))
 P_RIG_BALL = (RP.rigidity_property("rob.rigidity_ball/d2", 2, sphere=False, rho=1.5),
-              RP.rigidity_property("rob.rigidity_ball/d3", 3, sphere=False, rho=1.0))
+              RP.rigidity_property("rob.rigidity_ball/d3", 3, sphere=False, rho=1.0),
+              # degenerate arrangements (checks.rob_strategies) and two-sided checks of the exact constant
+              RL.degenerate_rigidity_property(2, sphere=False), RL.degenerate_rigidity_property(3, sphere=False),
+              RL.oracle_ball_property(2), RL.oracle_ball_property(3), RL.float_vs_rational_property(3, False))
 P_RIG_SPHERE = (RP.rigidity_property("rob.rigidity_sphere/d3", 3, sphere=True, budget=160),
                 # d = 4: exact when the caps are disjoint, else against the certified upper end (still sound)
-                RP.rigidity_property("rob.rigidity_sphere/d4", 4, sphere=True, budget=60))
+                RP.rigidity_property("rob.rigidity_sphere/d4", 4, sphere=True, budget=60),
+                RL.degenerate_rigidity_property(3, sphere=True), RL.single_pole_property(3),
+                RL.single_pole_property(8, budget=30), RL.probe_s2_property(), RL.float_vs_rational_property(3, True))
 P_CIRCLE_2 = RP.circle_property()
 P_CIRCLE_3 = RP.circle_d3_property()
 P_VALUE = (RP.value_property("rob.value/ball2", 2, sphere=False), RP.value_property("rob.value/ball3", 3, sphere=False),
@@ -113,8 +120,10 @@ def _seed(ctx: Context, name: str) -> int:
 
 def _falsify_all(ctx: Context, props, *, expect_found: bool = False):
     """Run each property; pass iff none (or, with expect_found, each) yields a confirmed counterexample."""
-    res = [falsify(p, budget=_budget(ctx, p), seed=_seed(ctx, p.name), out_dir=ctx.report_dir / "counterexamples")
-           for p in ctx.track(props, "falsify")]
+    with warnings.catch_warnings():  # degenerate nets are drawn on purpose: near-coincident kinks are expected
+        warnings.simplefilter("ignore", K.KinkCoincidenceWarning)
+        res = [falsify(p, budget=_budget(ctx, p), seed=_seed(ctx, p.name),
+                       out_dir=ctx.report_dir / "counterexamples") for p in ctx.track(props, "falsify")]
     ok = all(r.found == expect_found for r in res)
     metric = {"examples": sum(r.examples for r in res), "confirmed": sum(r.confirmed for r in res),
               "applicable": sum(r.calls - r.not_applicable for r in res),

@@ -57,7 +57,7 @@ class _Ctx:
         self.biv = from_fractions(list(bq)) if Wq else None
         self.R2iv = from_fractions([R2])[0]
         self.memo: dict = {}
-        self.exact_params: dict = {(): (_gs_basis(self.d), tuple(F0 for _ in range(self.d)))}
+        self.exact_params: dict = {(): (span_basis(Wq, self.d), tuple(F0 for _ in range(self.d)))}
         self.nodes = 0
         self.deadline, self.max_nodes, self.progress = deadline, max_nodes, progress
         self.last = time.perf_counter()
@@ -76,6 +76,8 @@ class _Ctx:
         interval parametrisation (so both order points on a line the same way)."""
         hit = self.exact_params.get(path)
         if hit is None:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise BudgetExceeded("exact ball recursion ran out of time")
             A, c = self.exact_param(path[:-1])
             j, p = path[-1]
             w = self.Wq[j]
@@ -88,6 +90,23 @@ class _Ctx:
 
 def _gs_basis(d):
     return [tuple(F1 if i == k else F0 for i in range(d)) for k in range(d)]
+
+
+def span_basis(Wq, d):
+    """An orthogonal rational basis of span{w_j} (the identity when the normals span R^d).
+
+    Every hyperplane is invariant along span{w_j}^⊥, and the orthogonal projection of B_R onto a subspace
+    is the ball of radius R there, so the cells meeting B_R are those of the arrangement on the span."""
+    basis = []
+    for w in Wq:
+        x = tuple(w)
+        for col in basis:
+            x = E.sub(x, E.scale(E.dot(x, col) / E.dot(col, col), col))
+        if any(t != 0 for t in x):
+            basis.append(x)
+        if len(basis) == d:
+            return _gs_basis(d)
+    return basis
 
 
 def _sub_flat_exact(A, c, n, h, p):
@@ -204,11 +223,13 @@ def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, s
                     Gs.append(Gb)
         if sink is not None:
             return None
-        out = (np.vstack(rows), Interval(np.vstack([g.m for g in Gs]), np.vstack([g.r for g in Gs])))
+        P = np.vstack(rows)
+        first = _first_unique(P)  # the same cell is found through several of its facets
+        out = (P[first], Interval(np.vstack([g.m for g in Gs])[first], np.vstack([g.r for g in Gs])[first]))
     if sink is not None:
         sink(*out)
         return None
-    if k == 1:
+    if len(S) >= 2:  # a flat with two or more hyperplanes is reached along several paths; a plane only once
         ctx.memo[S] = out
     return out
 
@@ -357,6 +378,12 @@ def _ranks(y: Interval, idx, exact_nh):
     return ranks
 
 
+def _first_unique(P: np.ndarray) -> np.ndarray:
+    packed = np.ascontiguousarray(np.packbits(P, axis=1))
+    _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
+    return np.sort(first)
+
+
 def _unique_rows(P: np.ndarray) -> np.ndarray:
     _, first = np.unique(np.packbits(P, axis=1), axis=0, return_index=True)
     return P[np.sort(first)]
@@ -396,8 +423,9 @@ def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progr
             state["keep"].append((float(hi[i]), rows[i].copy()))
         state["packed"].append(np.packbits(rows, axis=1))
 
-    eye = Interval(np.eye(d))
-    ball_cells(ctx, frozenset(), eye, Interval(np.zeros(d)), (), sink=sink)
+    A0 = ctx.exact_params[()][0]
+    root = from_fractions([list(col) for col in A0])
+    ball_cells(ctx, frozenset(), root, Interval(np.zeros(d)), (), sink=sink)
     best = None
     for h, row in state["keep"]:
         if h < state["lo"]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -99,7 +100,7 @@ class Canonical:
                 return [sp.sqrt(_sym(j)) for j in self.jumps2(True)]
             return [sp.Abs(a) * sp.sqrt(1 - t**2) for a, t in zip(self.alpha, self.t, strict=True)]
         if self.rational:
-            return np.array([math.sqrt(j) for j in self.jumps2(True)], float)
+            return np.array([_fsqrt(j) for j in self.jumps2(True)], float)
         return np.abs(self.alpha) * np.sqrt(1 - self.t**2)
 
     def equals(self, other: Canonical, tol: float = 1e-9) -> bool:
@@ -169,6 +170,21 @@ def canonicalize(net, domain, *, activation: PiecewiseLinear = RELU, tol: float 
     return _canon_sympy(units, v, c, domain)
 
 
+def _pow2(s: Fraction) -> Fraction:
+    """The power of two 2^k with 2^k ≤ s < 2^(k+1)."""
+    k = s.numerator.bit_length() - s.denominator.bit_length()
+    p = Fraction(2) ** k
+    if p > s:
+        p /= 2
+    elif 2 * p <= s:
+        p *= 2
+    return p
+
+
+def _fsqrt(q: Fraction) -> float:
+    return float(mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
+
+
 def _canon_rational(units, v, c, domain, rho, exact) -> Canonical:
     d = domain.d
     v, c = list(v), c
@@ -193,11 +209,14 @@ def _canon_rational(units, v, c, domain, rho, exact) -> Canonical:
             w, b = tuple(-x for x in w), -b
         s = max(abs(x) for x in w)
         key = (tuple(x / s for x in w), b / s)
-        if key in groups:  # this unit is λ·(the group's first member), λ = s / s_first > 0
+        # the representative: this unit scaled by a power of two to max_i |w_i| ∈ [1, 2) (exact in binary)
+        p2 = _pow2(s)
+        w2, b2, a2 = tuple(x / p2 for x in w), b / p2, a * p2
+        if key in groups:  # the same hyperplane: λ·(representative) with λ = s2 / s2_rep > 0
             g = groups[key]
-            g[2] += a * s / max(abs(x) for x in g[0])
+            g[2] += a2 * max(abs(x) for x in w2) / max(abs(x) for x in g[0])
         else:
-            groups[key] = [tuple(w), b, a]
+            groups[key] = [w2, b2, a2]
     # the representative of each hyperplane is its first unit as given (float input stays float-exact)
     rows = [tuple(g) for key, g in groups.items() if g[2] != 0]
     order = {tuple(g): key for key, g in groups.items()}
@@ -212,13 +231,16 @@ def _canon_rational(units, v, c, domain, rho, exact) -> Canonical:
         t = tuple(sp.radsimp(-_sym(b) / r) for b, r in zip(bq, nrm, strict=True))
         al = tuple(sp.radsimp(_sym(a) * r) for a, r in zip(aq, nrm, strict=True))
         return Canonical(al, U, t, tuple(_sym(x) for x in vq), _sym(cq), domain, True, Wq, bq, aq, vq, cq)
-    nrm = np.array([math.sqrt(sum(x * x for x in w)) for w in Wq], float)
+    nrm = np.array([_fsqrt(sum(x * x for x in w)) for w in Wq], float)
     Wf = np.array([[float(x) for x in w] for w in Wq], float).reshape(len(Wq), d)
     U = Wf / nrm[:, None] if len(Wq) else np.zeros((0, d))
     t = np.array([-float(b) for b in bq], float) / nrm if len(Wq) else np.zeros(0)
     al = np.array([float(a) for a in aq], float) * nrm if len(Wq) else np.zeros(0)
-    return Canonical(al, U, t, np.array([float(x) for x in vq], float), float(cq), domain, False,
-                     Wq, bq, aq, vq, cq)
+    vf, cf_ = np.array([float(x) for x in vq], float), float(cq)
+    if not (np.all(np.isfinite(al)) and np.all(np.isfinite(vf)) and math.isfinite(cf_)):
+        raise ValueError("the canonical form has coefficients outside the float64 range (merged units whose "
+                         "scales differ by more than 1e308?): rescale the net")
+    return Canonical(al, U, t, vf, cf_, domain, False, Wq, bq, aq, vq, cq)
 
 
 def _num_eq(x, y, digits: int = 40) -> bool:

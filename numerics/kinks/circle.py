@@ -97,6 +97,22 @@ def _num_eq(x, y, digits: int = 40) -> bool:
     return abs(sp.N(x - y, digits + 10)) < sp.Float(10) ** (-digits)
 
 
+def _same_angle(x, y) -> bool:
+    """Exactly equal kink angles? Differences that vanish to 45 digits must be proved 0 by SymPy; otherwise
+    the precision is raised (200, 1000 digits) until they separate, and an undecidable pair is an error —
+    never merged on the strength of agreeing digits."""
+    if not _num_eq(x, y, 45):
+        return False
+    diff = x - y
+    if diff == 0 or sp.simplify(diff) == 0:
+        return True
+    for digits in (200, 1000):
+        if not _num_eq(x, y, digits):
+            return False
+    raise ValueError(f"cannot decide whether the kink angles {x} and {y} coincide (they agree to 1000 digits "
+                     "but SymPy cannot prove equality): give the net with rational entries")
+
+
 def lipschitz_circle_sympy(cf):
     """(value at 50 digits, exact SymPy expression, arcs) for an exact canonical form with SymPy entries."""
     m = cf.m
@@ -113,14 +129,10 @@ def lipschitz_circle_sympy(cf):
             kinks.append(phi - k * two_pi)
     uniq: list = []
     for phi in sorted(kinks, key=lambda z: sp.N(z, 60)):
-        if uniq and _num_eq(phi, uniq[-1], 45):
-            diff = phi - uniq[-1]
-            if not (diff == 0 or sp.simplify(diff) == 0):
-                warnings.warn(f"kink angles {uniq[-1]} and {phi} agree to 45 digits but equality was not "
-                              "proved; they are treated as one kink", KinkCoincidenceWarning, stacklevel=3)
+        if uniq and _same_angle(phi, uniq[-1]):
             continue
         uniq.append(phi)
-    if len(uniq) > 1 and _num_eq(uniq[-1] - two_pi, uniq[0], 45):
+    if len(uniq) > 1 and _same_angle(uniq[-1] - two_pi, uniq[0]):
         uniq.pop()
     fl = lambda z: mpmath.mpf(sp.N(z, MP_DPS + 10))  # noqa: E731
     best, best_expr, cells = mpmath.mpf(-1), None, 0

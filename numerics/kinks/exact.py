@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import mpmath
 import sympy as sp
 
 __all__ = ["Q", "sgn", "sign1", "sign2", "QNum", "QPoint", "dot", "cross", "sub", "add", "scale", "to_sympy"]
@@ -71,7 +72,7 @@ class QNum:
         return sign1(self.a, self.b, self.D)
 
     def __float__(self):
-        return float(self.a) + float(self.b) * math.sqrt(float(self.D))
+        return float(_mp(self.a) + _mp(self.b) * mpmath.sqrt(_mp(self.D)))
 
     def sympy(self):
         return sp.Rational(self.a) + sp.Rational(self.b) * sp.sqrt(sp.Rational(self.D))
@@ -91,8 +92,9 @@ class QPoint:
         return QNum(dot(self.p, w), self.s * dot(self.q, w) if self.D else ZERO, self.D)
 
     def floats(self):
-        r = math.sqrt(float(self.D)) * self.s
-        return [float(pi) + r * float(qi) for pi, qi in zip(self.p, self.q, strict=True)]
+        with mpmath.workdps(30):
+            r = mpmath.sqrt(_mp(self.D)) * self.s
+            return [float(_mp(pi) + r * _mp(qi)) for pi, qi in zip(self.p, self.q, strict=True)]
 
     def value(self, g) -> QNum:
         """‖g‖² − (g·x)² (x on the unit sphere): the squared tangential gradient at this point."""
@@ -104,6 +106,10 @@ class QPoint:
 
     def equals(self, o: QPoint) -> bool:
         return all(self.dot(e).cmp(o.dot(e)) == 0 for e in _basis(len(self.p)))
+
+
+def _mp(x):
+    return mpmath.mpf(x.numerator) / x.denominator
 
 
 def _basis(d):

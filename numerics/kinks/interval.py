@@ -186,7 +186,11 @@ def from_fractions(x) -> Interval:
     (zero where the entry is itself a float64)."""
     arr = np.asarray(x, dtype=object)
     flat = arr.ravel()
-    m = np.array([float(q) for q in flat], np.float64)
+    try:
+        m = np.array([float(q) for q in flat], np.float64)
+    except OverflowError:
+        raise ValueError("an exact quantity of the net lies outside the float64 range (|x| > 1.8e308): rescale "
+                         "the net or the domain") from None
     r = np.array([0.0 if Fraction(mi) == Fraction(q) else np.spacing(abs(mi)) for mi, q in zip(m, flat,
                                                                                                 strict=True)])
     return Interval(m.reshape(arr.shape), r.reshape(arr.shape))

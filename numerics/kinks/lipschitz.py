@@ -43,6 +43,7 @@ from numerics.kinks.canonical import Canonical, canonicalize
 from numerics.kinks.caps import caps_disjoint_exact, lipschitz_disjoint_caps
 from numerics.kinks.circle import lipschitz_circle_rational, lipschitz_circle_sympy
 from numerics.kinks.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
+from numerics.kinks.interval import Undecided
 from numerics.kinks.sphere2 import lipschitz_s2
 
 __all__ = ["Lipschitz", "lipschitz", "rigidity", "Rigidity", "caps_disjoint", "cost_model", "MP_DPS"]
@@ -118,7 +119,7 @@ def cost_model(m: int, domain) -> dict:
     """Predicted work of the exact routine (flats, circles × vertices) for m kinks on ``domain``."""
     d = domain.d
     if isinstance(domain, Ball):
-        flats = sum(math.comb(m, k) for k in range(0, min(d - 1, m) + 1))
+        flats = sum(math.comb(m, k) for k in range(0, min(d - 1, m - 1) + 1))
         return {"kind": "ball", "flats": flats, "ops": flats * max(m, 1)}
     if d == 3:
         return {"kind": "s2", "circles": m, "ops": m * m * 8}
@@ -142,7 +143,7 @@ def _progress_printer(label, every=15.0):
 
 
 def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int = 20000, seed: int = 0,
-              max_exact_units: int = 200, max_flats: int = 60000, time_limit: float = 60.0,
+              max_exact_units: int = 200, max_flats: int = 20000, time_limit: float = 60.0,
               rel_gap: float = 0.01, data_points=None, progress=None) -> Lipschitz:
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
@@ -158,6 +159,8 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
         raise ValueError("the canonical form was computed on a different domain")
     if progress is True:
         progress = _progress_printer(f"{type(domain).__name__}({domain.d}), {cf.m} kinks")
+    if not cf.exact and cf.m > 1 and not (isinstance(domain, Sphere) and domain.d == 2):
+        _warn_near_coincident(cf)
     deadline = t0 + time_limit if time_limit is not None else None
     d = domain.d
     if isinstance(domain, Sphere) and d == 2:
@@ -187,7 +190,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
                     raise _Deadline
             try:
                 r = lipschitz_s2(cf.Wq, cf.bq, cf.aq, cf.vq, progress=tick)
-            except _Deadline:
+            except (_Deadline, Undecided):  # out of time, or a filter failure: the bracket is still certified
                 pass
             else:
                 return _exact_result(r.value2, f"exact: {r.cells} cells of the small-circle arrangement on S² "
@@ -201,7 +204,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
             try:
                 r = lipschitz_ball(cf.Wq, cf.bq, cf.aq, cf.vq, to_fraction(domain.R, "R"), time_limit=remaining,
                                    progress=progress)
-            except BudgetExceeded:
+            except (BudgetExceeded, Undecided):
                 pass
             else:
                 return _exact_result(E.QNum(r.value2), f"exact: max ‖g_σ‖ over the {r.cells} cells meeting the "
@@ -209,6 +212,25 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
                                      {"point": r.point, "pattern": r.pattern, "kind": "cell"}, t0, cf.exact,
                                      {"pattern": list(r.pattern)})
     return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress)
+
+
+def _warn_near_coincident(cf, tol: float = 1e-9):
+    """Distinct kinks of a float net within ``tol`` of each other: the constant is exact for this net, but it
+    jumps under perturbations of that size (the exactly coincident configuration has another one)."""
+    if cf.m > 3000:
+        return
+    key = np.hstack([np.asarray(cf.U, float), np.asarray(cf.t, float)[:, None]])
+    order = np.lexsort(key.T[::-1])
+    k = key[order]
+    close = np.max(np.abs(np.diff(k, axis=0)), axis=1) < tol if len(k) > 1 else np.zeros(0, bool)
+    if close.any():
+        import warnings
+
+        from numerics.kinks.circle import KinkCoincidenceWarning
+
+        warnings.warn(f"{int(close.sum())} pairs of distinct kinks lie within {tol:.0e} of each other (unit normal "
+                      "and threshold): the constant of this float net is exact, but it differs sharply from that "
+                      "of the exactly coincident configuration", KinkCoincidenceWarning, stacklevel=3)
 
 
 def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> Lipschitz:
@@ -220,6 +242,9 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> 
         vv = E.dot(cf.vq, cf.vq)
         return _exact_result(E.QNum(vv), "exact: no kinks", 1, None, t0, cf.exact)
     W = [list(w) for w in cf.Wq]
+    if isinstance(domain, Sphere):  # seed the lower end inside every cap, near its rim (where τ is largest)
+        seeds = _cap_seeds(cf, seed)
+        data_points = seeds if data_points is None else np.vstack([np.asarray(data_points, float), seeds])
     cb = None
     if progress is not None:
         def cb(lo, up, nodes, secs):
@@ -234,6 +259,22 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> 
            "kind": "bracket", "exact_point": br.witness_point}
     return Lipschitz(br.lower, max(br.upper, br.lower), method, False, None, None, time.perf_counter() - t0, {},
                      wit, br.status, (br.lower, br.upper))
+
+
+def _cap_seeds(cf, seed) -> np.ndarray:
+    """Two points per kink: inside its cap {u·x > t}, at 0.999 of the angular radius from the pole, in random
+    tangent directions (the lower end must never stay at 0 when caps hold the interesting points)."""
+    rng = np.random.default_rng(seed)
+    U, t = np.asarray(cf.U, float), np.asarray(cf.t, float)
+    out = []
+    for u, tj in zip(U, t, strict=True):
+        th = 0.999 * math.acos(max(-1.0, min(1.0, tj)))
+        for _ in range(2):
+            e = rng.standard_normal(len(u))
+            e -= (e @ u) * u
+            e /= np.linalg.norm(e)
+            out.append(math.cos(th) * u + math.sin(th) * e)
+    return np.array(out).reshape(-1, U.shape[1])
 
 
 def caps_disjoint(cf: Canonical) -> bool:

@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from numerics.kinks import exact as E
-from numerics.kinks.interval import U, Interval, from_fractions, matmul, stack
+from numerics.kinks.interval import U, Interval, Undecided, from_fractions, matmul, stack
 
 __all__ = ["lipschitz_s2", "S2Result", "circle_arrangement"]
 
@@ -141,9 +141,8 @@ class CircleArrangement:
             return self.exact_order(exact_point())
         phi, err = _angles(point.reshape(1, 3), self.e1, self.e2)
         phi, err = float(phi[0]), float(err[0])
-        base = self.phi[0]
-        rel = (self.phi - base) % (2 * math.pi)
-        x = (phi - base) % (2 * math.pi)
+        rel = self._rel()
+        x = (phi - self.phi[0]) % (2 * math.pi)
         dist = np.minimum(np.abs(x - rel), 2 * math.pi - np.abs(x - rel))
         near = np.flatnonzero(dist <= (err + self.err) * (1 + 1e-12) + 1e-300)
         if len(near) == 0:
@@ -170,15 +169,24 @@ class CircleArrangement:
         phi, err = _angles(X, self.e1, self.e2)
         if not np.all(np.isfinite(self.err)):
             return np.full(len(phi), -2)
-        base = self.phi[0]
-        rel = (self.phi - base) % (2 * math.pi)
-        x = (phi - base) % (2 * math.pi)
+        rel = self._rel()
+        x = (phi - self.phi[0]) % (2 * math.pi)
         d = np.abs(x[:, None] - rel[None, :])
         d = np.minimum(d, 2 * math.pi - d)
         near = (d <= (err[:, None] + self.err[None, :]) * (1 + 1e-12) + 1e-300).any(axis=1) | ~np.isfinite(err)
         out = (np.searchsorted(rel, x, side="right") - 1) % P
         out[near] = -2
         return out
+
+    def _rel(self) -> np.ndarray:
+        """Position angles relative to the first position, made monotone: positions ordered exactly inside
+        a cluster may disagree with their float angles by an ulp (and wrap to ≈ 2π); any query that close
+        to a position is decided exactly anyway, so clamping them keeps ``searchsorted`` valid."""
+        rel = (self.phi - self.phi[0]) % (2 * math.pi)
+        wrap = rel > 2 * math.pi - (self.err + self.err[0]) * 2 - 1e-12
+        rel = np.where(wrap & (np.arange(len(rel)) > 0), 0.0, rel)
+        rel[0] = 0.0
+        return np.maximum.accumulate(rel)
 
     def _locate_exact(self, X):
         for i in range(len(self.positions)):
@@ -477,9 +485,11 @@ def lipschitz_s2(Wq, bq, aq, vq, *, progress=None) -> S2Result:
         arr = circle_arrangement(g, F0, Wq, bq, Wiv, biv, allidx, great=True)
         if arr.coincident:
             continue  # G is a kink circle: covered by that circle's constant candidates
-        if np.any(np.all(arr.patterns == sig[None, :], axis=1)):
-            cands.append(_Block([gg_lo[i]], [gg_hi[i]], lambda _, sig=sig, g=g: (
-                "great", tuple(bool(x) for x in sig), E.QNum(E.dot(g, g)))))
+        hits = np.flatnonzero(np.all(arr.patterns == sig[None, :], axis=1))
+        if len(hits):
+            pt = _edge_point(arr, int(hits[0]))
+            cands.append(_Block([gg_lo[i]], [gg_hi[i]], lambda _, sig=sig, g=g, pt=pt: (
+                "great", tuple(bool(x) for x in sig), E.QNum(E.dot(g, g)), pt)))
             best_lo = max(best_lo, float(gg_lo[i]))
     # exact comparison of every candidate that may be the maximum
     best = None
@@ -490,8 +500,30 @@ def lipschitz_s2(Wq, bq, aq, vq, *, progress=None) -> S2Result:
             if best is None or val.cmp(best[0]) > 0:
                 best = (val, desc, float(blk.lo[i]), float(blk.hi[i]))
     val, desc, lo, hi = best
-    point = tuple(desc[3]().floats()) if desc[0] in ("vertex", "critical") else None
+    if desc[0] in ("vertex", "critical"):
+        point = tuple(desc[3]().floats())
+    elif desc[0] == "great":
+        point = desc[3]
+    else:  # constant: any point of circle j
+        w, b = Wq[desc[2]], bq[desc[2]]
+        nw2 = E.dot(w, w)
+        c = np.array([float(-b * x / nw2) for x in w])
+        e1, _ = _unit_frame(w)
+        point = tuple(c + math.sqrt(max(1 - float(c @ c), 0.0)) * e1)
     return S2Result(val, (lo, hi), desc[0], desc[1], point, len(cells), tests)
+
+
+def _edge_point(arr: CircleArrangement, e: int):
+    """A float point inside edge e of a circle through the origin (a great circle), for the witness."""
+    P = len(arr.positions)
+    if P == 0:
+        return tuple(arr.e1)
+    a0 = arr.phi[e]
+    a1 = arr.phi[(e + 1) % P]
+    if P == 1:
+        a1 = a0 + 2 * math.pi
+    mid = a0 + ((a1 - a0) % (2 * math.pi) or 2 * math.pi) / 2
+    return tuple(math.cos(mid) * arr.e1 + math.sin(mid) * arr.e2)
 
 
 def _exact_g(sig, Aq, vq):
@@ -572,7 +604,18 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
                 cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
     if not len(pos_rows):
         return
-    sc = (r2iv / pp[pos_rows]).sqrt()
+    try:
+        sc = (r2iv / pp[pos_rows]).sqrt()
+    except Undecided:  # enclosures near the underflow range: every critical point exactly
+        for r in pos_rows:
+            for sg in (1, -1):
+                lazy = _lazy_crit(full[r], Aq, vq, w, cvec, r2, sg)
+                X = _qp_iv(lazy())
+                e = arr.locate(X, lazy) if P else 0
+                if e is not None and e == r % Ecount:
+                    h = gg[r] - _dot_iv(Gv[r], X).square()
+                    cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
+        return
     for sg in (1, -1):
         X = civ + Pg[pos_rows] * Interval((sc.m * sg)[:, None], sc.r[:, None])
         if P:

@@ -1,0 +1,214 @@
+r"""Falsification properties for the certified Lipschitz routines (SPEC §0 "Certified", §3, §4).
+
+The nets come from :mod:`checks.rob_strategies`, which builds degenerate arrangements on purpose (single
+poles, concentric / tangent / nested circles, many circles through one point, great circles, caps through
+data points, near-parallel pairs, ±10⁶ cancellations, axis-aligned weights, thresholds at ±1 and ±R), and
+each property is two-sided: it fails on a constant that is too high as well as on one that is too low.
+
+* ``oracle_ball`` — the exact constant on B_R equals the SOCP brute force over all 2^m patterns
+  (:func:`checks.rob_oracles.ball_brute_force`, exact acceptance), as exact rationals;
+* ``single_pole`` — on S^{d−1} the constant of a single-pole net equals the one-dimensional formula of
+  SPEC §4 (:func:`numerics.kinks.single_pole_lipschitz`) exactly in d = 3; in d ≥ 4, where the general
+  routine brackets, the bracket contains it;
+* ``probe_s2`` — no genuine point of S² has a larger tangential gradient than the exact constant (dense
+  two-sided probes, :func:`checks.rob_oracles.sphere_probe`; a probe point above it is re-evaluated exactly at a
+  rational point of the sphere), and the constant's witness is genuine: the point lies in the closure of the
+  claimed cell and the tangential norm there equals the constant (computed from the net's definition);
+* ``float_vs_rational`` — the float net and its exact binary-rational reading get the same exact constant.
+
+Screens and confirmations are exact here (the routines under test return exact values), so a screen hit
+is confirmed by recomputing the margin, or, for ``probe_s2``, by an exact evaluation at a rational point.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from checks import rob_oracles, rob_strategies
+from checks.falsify import NotApplicable, Property
+from numerics import kinks as K
+
+__all__ = ["oracle_ball_property", "single_pole_property", "probe_s2_property", "float_vs_rational_property",
+           "degenerate_rigidity_property", "exact_tangential2"]
+
+
+def _domain(case):
+    return K.Sphere(case["d"]) if case["sphere"] else K.Ball(case["d"], case["rho"])
+
+
+def _net(case):
+    return rob_strategies.case_float(case)
+
+
+def _rel(x, y) -> float:
+    """|x − y| / max(1, |y|) at 60 digits, for exact SymPy numbers."""
+    with mpmath.workdps(60):
+        xv, yv = mpmath.mpf(sp.N(x, 70)), mpmath.mpf(sp.N(y, 70))
+        return float(abs(xv - yv) / max(1, abs(yv)))
+
+
+# --------------------------------------------------------------------------------------- ball oracle
+def _oracle_ball_margin(case):
+    net = _net(case)
+    if len(net[2]) > 7:
+        raise NotApplicable("brute force kept to m ≤ 7")
+    L = K.lipschitz(net, _domain(case))
+    bf = rob_oracles.ball_brute_force(net, Fraction(case["rho"]))
+    if bf.unresolved:
+        raise NotApplicable("the brute force left a pattern unresolved")
+    if not L.exact:
+        lo, hi = L.lower, L.upper
+        v = float(bf.value)
+        return max(v - hi, lo - v) / max(1.0, v)
+    return _rel(L.value ** 2, sp.Rational(bf.value2.numerator, bf.value2.denominator)) - 1e-40
+
+
+def oracle_ball_property(d: int, budget: int = 40) -> Property:
+    strat = rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6)
+    return Property(name=f"rob.lipschitz/oracle_ball_d{d}", strategy=strat, screen=_oracle_ball_margin,
+                    confirm=_oracle_ball_margin, to_json=lambda c: c, from_json=lambda c: c, budget=budget)
+
+
+# ------------------------------------------------------------------------------------------ single pole
+def _single_pole_margin(case):
+    net = _net(case)
+    try:
+        sp_ = K.single_pole_lipschitz(net)
+    except ValueError as exc:
+        raise NotApplicable(str(exc)) from None
+    L = K.lipschitz(net, _domain(case), time_limit=20)
+    if L.exact:
+        return _rel(L.value ** 2, sp_.lipschitz2) - 1e-40
+    v = float(sp_.value)
+    return max(v - L.upper, L.lower - v) / max(1.0, v)
+
+
+def single_pole_property(d: int, budget: int = 60) -> Property:
+    strat = rob_strategies.single_pole(d, sphere=True, m_max=6)
+    return Property(name=f"rob.lipschitz/single_pole_d{d}", strategy=strat, screen=_single_pole_margin,
+                    confirm=_single_pole_margin, to_json=lambda c: c, from_json=lambda c: c, budget=budget)
+
+
+# ----------------------------------------------------------------------------------------- S² probes
+def _rational_on_sphere(x):
+    """A rational point exactly on S², near the float point x (inverse stereographic projection)."""
+    x = np.asarray(x, float)
+    x = x / np.linalg.norm(x)
+    k = int(np.argmax(np.abs(x)))
+    s = -1.0 if x[k] > 0 else 1.0  # project from the pole s·e_k, far from x
+    y = [Fraction(float(t)) / Fraction(1.0 - s * x[k]) for t in x]
+    y[k] = Fraction(0)
+    n2 = sum(t * t for t in y)
+    out = [2 * t / (n2 + 1) for t in y]
+    out[k] = int(s) * (n2 - 1) / (n2 + 1)
+    return out
+
+
+def exact_tangential2(net, x):
+    """‖g‖² − (g·x)² at the rational point x of the sphere, exactly (None if x lies on a kink)."""
+    W, b, a, v = ([[Fraction(float(t)) for t in row] for row in net[0]], [Fraction(float(t)) for t in net[1]],
+                  [Fraction(float(t)) for t in net[2]], [Fraction(float(t)) for t in net[3]])
+    g = list(v)
+    for w, bk, ak in zip(W, b, a, strict=True):
+        z = sum(wi * xi for wi, xi in zip(w, x, strict=True)) + bk
+        if z == 0:
+            return None
+        if z > 0:
+            g = [gi + ak * wi for gi, wi in zip(g, w, strict=True)]
+    gx = sum(gi * xi for gi, xi in zip(g, x, strict=True))
+    return sum(gi * gi for gi in g) - gx * gx
+
+
+def _witness_gap(net, L) -> float:
+    """How far the routine's witness is from being genuine: the claimed cell must agree with the signs of
+    every unit at the point (units within 1e-7 of their kink excepted: the point may be a vertex or on an
+    edge), and the tangential norm there, from that pattern, must equal the constant. Computed in mpmath
+    from the net's definition, not from the routine."""
+    wit = L.witness or {}
+    x, pat = wit.get("point"), wit.get("pattern")
+    if x is None or pat is None:
+        return 0.0
+    cf = K.canonicalize(net, K.Sphere(3))
+    with mpmath.workdps(40):
+        xv = [mpmath.mpf(t) for t in x]
+        nx = mpmath.sqrt(sum(t * t for t in xv))
+        xv = [t / nx for t in xv]
+        g = [mpmath.mpf(float(t)) for t in cf.vq]
+        for j, (w, b, a) in enumerate(zip(cf.Wq, cf.bq, cf.aq, strict=True)):
+            z = sum(mpmath.mpf(float(wi)) * xi for wi, xi in zip(w, xv, strict=True)) + mpmath.mpf(float(b))
+            scale = mpmath.sqrt(sum(mpmath.mpf(float(wi)) ** 2 for wi in w))
+            if abs(z) > 1e-7 * scale and (z > 0) != bool(pat[j]):
+                return 1.0
+            if pat[j]:
+                g = [gi + mpmath.mpf(float(a)) * mpmath.mpf(float(wi)) for gi, wi in zip(g, w, strict=True)]
+        gx = sum(gi * xi for gi, xi in zip(g, xv, strict=True))
+        h = sum(gi * gi for gi in g) - gx * gx
+        lip2 = L.mp() ** 2
+        return float(abs(h - lip2) / max(1, lip2)) - 1e-8
+
+
+def _probe_margin(case, *, confirm: bool):
+    """Too high: the witness (point and cell) of the exact constant must be genuine and attain it. Too low:
+    no probe of a genuine point may exceed it (a probe above is re-evaluated exactly at a rational point of
+    the sphere). Probes are not asked to reach the constant: cells of width 1e-9 are legitimate."""
+    net = _net(case)
+    L = K.lipschitz(net, K.Sphere(3))
+    pr = rob_oracles.sphere_probe(net, per_circle=6000 if confirm else 1500, n_random=10000 if confirm else 4000)
+    up = float(L.upper)
+    above = (pr.value - up) / max(1.0, up) - 1e-9  # the probe's own float rounding is ~1e-12
+    if above > 0 and confirm:  # a genuine point above the exact constant? decide exactly at a rational point
+        xq = _rational_on_sphere(pr.point)
+        h = exact_tangential2(net, xq)
+        above = 1.0 if (h is not None and sp.N(sp.Rational(h.numerator, h.denominator) - L.value ** 2, 60) > 0) \
+            else -1.0
+    return max(above, _witness_gap(net, L))
+
+
+def probe_s2_property(budget: int = 40) -> Property:
+    strat = rob_strategies.degenerate_nets(3, sphere=True, m_max=6)
+    return Property(name="rob.lipschitz/probe_s2", strategy=strat, screen=lambda c: _probe_margin(c, confirm=False),
+                    confirm=lambda c: _probe_margin(c, confirm=True), to_json=lambda c: c, from_json=lambda c: c,
+                    budget=budget)
+
+
+# ------------------------------------------------------------------------------------ float vs exact
+def _float_vs_rational_margin(case):
+    net = _net(case)
+    dom = _domain(case)
+    if dom.d > 3 and not isinstance(dom, K.Ball):
+        raise NotApplicable("the exact routines cover d ≤ 3 here")
+    a, b = K.lipschitz(net, dom, time_limit=20), K.lipschitz(K.as_exact(net), dom, time_limit=20)
+    if a.exact != b.exact:
+        return 1.0
+    if a.exact:
+        return _rel(a.value, b.value) - 1e-40 if a.value != b.value else -1.0
+    return 1.0 if (a.lower, a.upper) != (b.lower, b.upper) else -1.0
+
+
+def float_vs_rational_property(d: int, sphere: bool, budget: int = 40) -> Property:
+    strat = rob_strategies.degenerate_nets(d, sphere=sphere, rho=1.0 if sphere else 1.5, m_max=8)
+    return Property(name=f"rob.lipschitz/float_vs_rational_{'sphere' if sphere else 'ball'}{d}", strategy=strat,
+                    screen=_float_vs_rational_margin, confirm=_float_vs_rational_margin, to_json=lambda c: c,
+                    from_json=lambda c: c, budget=budget)
+
+
+# ------------------------------------------------------------------------------------------ rigidity
+def _rigidity_margin(case):
+    dom = _domain(case)
+    r = K.rigidity(_net(case), dom, time_limit=20)
+    if len(r.weights) == 0:
+        raise NotApplicable("no kink meets the domain")
+    if r.holds_exactly is not None:
+        return -1.0 if r.holds_exactly else 1.0
+    return r.ratio - 1.0
+
+
+def degenerate_rigidity_property(d: int, sphere: bool, budget: int = 60) -> Property:
+    strat = rob_strategies.degenerate_nets(d, sphere=sphere, rho=1.0 if sphere else 1.5, m_max=8)
+    return Property(name=f"rob.rigidity_{'sphere' if sphere else 'ball'}/degenerate_d{d}", strategy=strat,
+                    screen=_rigidity_margin, confirm=_rigidity_margin, to_json=lambda c: c, from_json=lambda c: c,
+                    budget=budget)
