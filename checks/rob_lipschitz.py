@@ -67,8 +67,14 @@ def _oracle_ball_margin(case):
     return _rel(L.value ** 2, sp.Rational(bf.value2.numerator, bf.value2.denominator)) - 1e-40
 
 
-def oracle_ball_property(d: int, budget: int = 40) -> Property:
-    strat = rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6)
+def _weighted(d, sphere, extra):
+    """Every applicable kind, with the given ones drawn more often (they hold the bugs that matter here)."""
+    return tuple(rob_strategies.applicable_kinds(d, sphere)) + tuple(k for k, n in extra.items() for _ in range(n))
+
+
+def oracle_ball_property(d: int, budget: int = 60) -> Property:
+    kinds = _weighted(d, False, {"edge_threshold": 3, "tangent": 2, "through_point": 2, "near_parallel": 1})
+    strat = rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6, kinds=kinds)
     return Property(name=f"rob.lipschitz/oracle_ball_d{d}", strategy=strat, screen=_oracle_ball_margin,
                     confirm=_oracle_ball_margin, to_json=lambda c: c, from_json=lambda c: c, budget=budget)
 
@@ -169,7 +175,8 @@ def _probe_margin(case, *, confirm: bool):
 
 
 def probe_s2_property(budget: int = 40) -> Property:
-    strat = rob_strategies.degenerate_nets(3, sphere=True, m_max=6)
+    kinds = _weighted(3, True, {"near_parallel": 3, "tangent": 2, "through_point": 2, "nested": 1})
+    strat = rob_strategies.degenerate_nets(3, sphere=True, m_max=6, kinds=kinds)
     return Property(name="rob.lipschitz/probe_s2", strategy=strat, screen=lambda c: _probe_margin(c, confirm=False),
                     confirm=lambda c: _probe_margin(c, confirm=True), to_json=lambda c: c, from_json=lambda c: c,
                     budget=budget)

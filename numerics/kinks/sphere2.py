@@ -166,6 +166,8 @@ class CircleArrangement:
     def locate_many(self, X: Interval) -> np.ndarray:
         """Vectorised :meth:`locate`: edge indices, −2 where the angles cannot decide (call :meth:`locate`)."""
         P = len(self.positions)
+        if P == 0:  # a circle no other circle meets is ONE edge with no endpoints: every point is inside
+            return np.zeros(X.shape[0], int)
         phi, err = _angles(X, self.e1, self.e2)
         if not np.all(np.isfinite(self.err)):
             return np.full(len(phi), -2)
@@ -464,7 +466,7 @@ def lipschitz_s2(Wq, bq, aq, vq, *, progress=None) -> S2Result:
         others = np.r_[0:j, j + 1:m]
         arr = circle_arrangement(Wq[j], bq[j], Wq, bq, Wiv, biv, others)
         _edge_candidates(arr, j, m, Wq, bq, Aq, vq, Aiv, viv, cands, cells)
-    best_lo = max(float(c.lo.max()) for c in cands if len(c.lo))
+    best_lo = max((float(c.lo.max()) for c in cands if len(c.lo)), default=-np.inf)
     # great-circle tests, by decreasing ‖g‖²
     keys = list(cells)
     pats = np.array([cells[k] for k in keys])
@@ -546,6 +548,11 @@ def _exact_value(desc, Wq, bq, Aq, vq):
     raise AssertionError(kind)
 
 
+def gx2(G: Interval, X: Interval) -> Interval:
+    """(g·x)², the normal part removed from ‖g‖² to give the squared tangential norm."""
+    return _dot_iv(G, X).square()
+
+
 class _Block:
     """Candidates of one kind on one circle: enclosures (lo, hi) and a lazy descriptor per entry."""
 
@@ -571,7 +578,7 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
         for end in (0, 1):
             pidx = (np.arange(Ecount) + end) % P
             X = Interval(np.vstack([pts.m[pidx]] * 2), np.vstack([pts.r[pidx]] * 2))
-            h = gg - _dot_iv(Gv, X).square()
+            h = gg - gx2(Gv, X)
             cands.append(_Block(h.lo(), h.hi(), lambda r, pidx=pidx: (
                 "vertex", sig(r), j, arr.positions[int(pidx[r % Ecount])][0].exact)))
     # (iii) critical points of g·x on the circle, and (iv) the constant case P g = 0
@@ -600,7 +607,7 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
             X = _qp_iv(lazy())
             e = arr.locate(X, lazy) if P else 0
             if e is not None and e == r % Ecount:
-                h = gg[r] - _dot_iv(Gv[r], X).square()
+                h = gg[r] - gx2(Gv[r], X)
                 cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
     if not len(pos_rows):
         return
@@ -613,15 +620,12 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
                 X = _qp_iv(lazy())
                 e = arr.locate(X, lazy) if P else 0
                 if e is not None and e == r % Ecount:
-                    h = gg[r] - _dot_iv(Gv[r], X).square()
+                    h = gg[r] - gx2(Gv[r], X)
                     cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
         return
     for sg in (1, -1):
         X = civ + Pg[pos_rows] * Interval((sc.m * sg)[:, None], sc.r[:, None])
-        if P:
-            edge = arr.locate_many(X)
-        else:
-            edge = np.zeros(len(pos_rows), int)
+        edge = arr.locate_many(X)
         want = pos_rows % Ecount
         for q in np.flatnonzero(edge == -2):  # undecided by angles: exact
             r = int(pos_rows[q])
@@ -632,7 +636,7 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
         if not len(ok):
             continue
         rows = pos_rows[ok]
-        h = gg[rows] - _dot_iv(Gv[rows], X[ok]).square()
+        h = gg[rows] - gx2(Gv[rows], X[ok])
         cands.append(_Block(h.lo(), h.hi(), lambda i, rows=rows, sg=sg: (
             "critical", sig(int(rows[i])), j, _lazy_crit(full[int(rows[i])], Aq, vq, w, cvec, r2, sg))))
 

@@ -1,0 +1,105 @@
+"""The falsifier has teeth: four planted bugs in the certified Lipschitz routines, each caught by a property
+of :mod:`checks.rob_lipschitz` with its DEFAULT budget (the budget the verify F levels use).
+
+The properties judge the routines with oracles that share no code with them (the single-pole formula of
+SPEC §4, the 2^m SOCP brute force with exact acceptance, exact re-evaluation at rational points of the
+sphere and a witness check from the net's definition); the nets come from the degenerate-arrangement
+strategies of :mod:`checks.rob_strategies`, without which none of these bugs is visible.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from checks import rob_lipschitz as RL
+from checks.falsify import falsify
+from numerics import kinks as K
+from numerics.kinks import ball as KB
+from numerics.kinks import exact as KE
+from numerics.kinks import sphere2 as KS
+
+
+def _found(prop, seed=0):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", K.KinkCoincidenceWarning)
+        return falsify(prop, seed=seed)
+
+
+def test_without_a_plant_the_properties_find_nothing():
+    for prop in (RL.single_pole_property(3), RL.oracle_ball_property(2)):
+        assert not _found(prop).found
+
+
+def test_planted_seam_bug_is_caught(monkeypatch):
+    """The seam of item 1: an uncrossed circle treated as an open arc that loses its interior critical points."""
+    real = KS.CircleArrangement.locate_many
+    monkeypatch.setattr(KS.CircleArrangement, "locate_many",
+                        lambda self, X: np.full(X.shape[0], -1) if not self.positions else real(self, X))
+    assert _found(RL.single_pole_property(3)).found
+
+
+def test_planted_full_gradient_norm_is_caught(monkeypatch):
+    """‖g‖ instead of the tangential norm: too high, so only a two-sided property can see it."""
+    monkeypatch.setattr(KS, "gx2", lambda G, X: KS._dot_iv(G, X).square() * 0.0)
+    monkeypatch.setattr(KE.QPoint, "value", lambda self, g: KE.QNum(KE.dot(g, g)))
+    assert _found(RL.single_pole_property(3)).found
+
+
+def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatch):
+    """Hyperplanes that only cut a thin slice of the ball next to its boundary are treated as missing it."""
+    real = KB._decide_iv
+
+    def lossy(free, N, H, M, rho2, k, exact_nh, exact_rho2):
+        zero_n, meets, const = real(free, N, H, M, rho2, k, exact_nh, exact_rho2)
+        dist2 = H.m ** 2 / np.maximum((N.m ** 2 / M.m.reshape(1, k)).sum(axis=1), 1e-300)
+        thin = meets & (dist2 > 0.8 * float(rho2.m))
+        const[thin] = H.m[thin] > 0
+        meets[thin] = False
+        return zero_n, meets, const
+
+    monkeypatch.setattr(KB, "_decide_iv", lossy)
+    assert _found(RL.oracle_ball_property(2)).found
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a 1e-3 merge only loses cells of width < 1e-3, whose "
+                   "gradient is rarely the maximum; the default budget does not reach one (measured: 2 of 6 "
+                   "seeds at 150 examples on the ball). Strict: this test fails once the falsifier catches it.")
+@pytest.mark.parametrize("where", ["ball", "sphere"])
+def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
+    """A coincidence decided by a tolerance of 1e-3 (points on a line, vertices on a circle)."""
+    if where == "ball":
+        real = KB._ranks
+
+        def loose(y, idx, exact_nh):
+            r = real(y, idx, exact_nh)
+            order = np.argsort(y.m)
+            vals = y.m[order]
+            merged = np.r_[0, np.cumsum(np.diff(vals) > 1e-3)]
+            out = np.empty_like(r)
+            out[order] = merged
+            return out
+
+        monkeypatch.setattr(KB, "_ranks", loose)
+        prop = RL.oracle_ball_property(2)
+    else:
+        real = KS._order
+
+        def loose(verts, w, e1, e2):
+            positions, phi, err = real(verts, w, e1, e2)
+            if len(positions) < 2:
+                return positions, phi, err
+            keep, pos = [0], [list(positions[0])]
+            for i in range(1, len(positions)):
+                if (phi[i] - phi[keep[-1]]) % (2 * np.pi) < 1e-3:
+                    pos[-1].extend(positions[i])
+                else:
+                    keep.append(i)
+                    pos.append(list(positions[i]))
+            return pos, phi[keep], err[keep]
+
+        monkeypatch.setattr(KS, "_order", loose)
+        prop = RL.probe_s2_property()
+    assert _found(prop).found
