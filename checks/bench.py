@@ -919,6 +919,11 @@ class Bench:
             "max δ s.t. σ-signed (u_j·x − t_j) ≥ δ, ‖x‖ ≤ R has δ* > 0 (cvxpy)",
         }
 
+    def kinks_certified(self):
+        from checks import bench_kinks
+
+        self.data["kinks_certified"] = bench_kinks.run(self.seed, quick=self.quick, log=self.log)
+
     # -- falsification throughput --------------------------------------------------------------------
     def falsify(self):
         try:
@@ -1074,36 +1079,12 @@ def run_with_timeout(fn, args, limit: float) -> dict[str, Any]:
 
 
 def brute_force_lipschitz(W, b, a, v, R: float = 1.0) -> tuple[float, int]:
-    """Max ‖∇f‖ over the activation patterns whose cell meets the open ball B_R, by enumerating all 2^m.
+    """Max ‖∇f‖ over the sign patterns whose cell meets the open ball B_R, by enumerating all 2^m: the one
+    copy of this oracle, :func:`checks.rob_oracles.ball_brute_force` (SOCP per pattern, exact acceptance)."""
+    from checks.rob_oracles import ball_brute_force
 
-    Independent of ``numerics.kinks``: no arrangement, just one small SOCP per pattern (DPP-compiled once).
-    """
-    import itertools
-
-    import cvxpy as cp
-
-    m, d = W.shape
-    nrm = np.linalg.norm(W, axis=1)
-    U, t = W / nrm[:, None], -b / nrm
-    alpha = a * nrm
-    s = cp.Parameter(m)
-    x, delta = cp.Variable(d), cp.Variable()
-    prob = cp.Problem(
-        cp.Maximize(delta), [cp.multiply(s, U @ x - t) >= delta, cp.norm(x, 2) <= R, delta <= 1]
-    )
-    best, feas = 0.0, 0
-    for pat in itertools.product((0, 1), repeat=m):
-        sig = np.array(pat, float)
-        s.value = 2 * sig - 1
-        prob.solve(solver=cp.CLARABEL)
-        if (
-            prob.status in ("optimal", "optimal_inaccurate")
-            and delta.value is not None
-            and delta.value > 1e-9
-        ):
-            feas += 1
-            best = max(best, float(np.linalg.norm(v + (sig * alpha) @ U)))
-    return best, feas
+    bf = ball_brute_force((W, b, a, v, 0.0), R)
+    return bf.value, bf.cells
 
 
 # ----------------------------------------------------------------------------------------------- report
@@ -1376,6 +1357,9 @@ def write_report(out: Path, data: dict[str, Any], targets: list[dict[str, Any]])
             f"{v['seconds']:.0f} s (return code {v['returncode']}); slowest: "
             + ", ".join(f"{r['claim']}/{r['level']} {r['seconds']:.0f} s" for r in v["slowest"][:5]),
         ]
+    from checks import bench_kinks
+
+    md.append(bench_kinks.markdown(data.get("kinks_certified", {})))
     (out / "bench.md").write_text("\n".join(md) + "\n")
 
 
@@ -1542,6 +1526,7 @@ def _run(args) -> int:
         ("mnist", b.mnist),
         ("flatness", b.flatness),
         ("kinks", b.kinks),
+        ("kinks_certified", b.kinks_certified),
         ("falsify", b.falsify),
     ]
     if args.with_verify:

@@ -258,8 +258,10 @@ def weak_duality_property(neuron_fn=derived.upsilon_neuron) -> Property:
             U = ups_mp(case.a, case.Theta, case.X, case.act, dps=TOL["confirm_dps"])
             return float((D - U) / (1 + abs(U)) - CONFIRM_TOL)
 
+    # 400: a random ν exposes a wrong exponent only sometimes; over seeds 1–6 the first hit came after 29 to 342
+    # examples, and the count depends on float rounding (BLAS threads) through hypothesis.target
     return Property("flat.duality/weak", flat_nets(with_nu=True), screen, confirm, FlatCase.to_json,
-                    FlatCase.from_json, budget=120)
+                    FlatCase.from_json, budget=400)
 
 
 def certificate_property(neuron_fn=derived.upsilon_neuron) -> Property:

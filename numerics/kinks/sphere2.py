@@ -260,8 +260,11 @@ def circle_arrangement(w, b, Wq, bq, Wiv: Interval, biv: Interval, others: np.nd
             s = disc[two].sqrt() / dl2
             for sg in (1, -1):
                 P = stack([p0[:, i] + (s * e[:, i] if sg > 0 else -(s * e[:, i])) for i in range(3)], axis=-1)
+                dirs = _dot_iv(P, cross[two]).sign()  # crossing directions, vectorised (0: decided exactly below)
                 for r, k in enumerate(two):
-                    verts.append(_Vertex(int(k), sg, P[r], _lazy_point(w, b, Wq, bq, others[k], sg)))
+                    vx = _Vertex(int(k), sg, Interval(P.m[r], P.r[r]), _lazy_point(w, b, Wq, bq, others[k], sg))
+                    vx.dirn = int(dirs[r])
+                    verts.append(vx)
         for k in np.flatnonzero(~good):  # exact decision for this pair
             kind, pts = _pair_exact(w, b, Wq[others[k]], bq[others[k]])
             if kind == "two":
@@ -285,10 +288,9 @@ def circle_arrangement(w, b, Wq, bq, Wiv: Interval, biv: Interval, others: np.nd
             const_sign[k] = sg
         # crossing directions
         for v in verts:
-            if v.s == 0:
+            if v.s == 0 or v.dirn != 0:
                 continue
-            dv = _dot_iv(v.point, cross[v.k]).sign()
-            v.dirn = int(dv)
+            v.dirn = int(_dot_iv(v.point, cross[v.k]).sign())
             if v.dirn == 0:
                 qp = v.exact()
                 v.dirn = qp.dot(E.cross(Wq[others[v.k]], w)).sign()
@@ -594,6 +596,17 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
     r2iv = from_fractions([r2])[0]
     spp = pp.sign()
     pos_rows = np.flatnonzero(spp > 0)
+
+    def exact_crits(r):
+        """Both critical points of row r from their exact form p ± √D q, located exactly on the circle."""
+        for sg in (1, -1):
+            lazy = _lazy_crit(full[r], Aq, vq, w, cvec, r2, sg)
+            X = _qp_iv(lazy())
+            e = arr.locate(X, lazy) if P else 0
+            if e is not None and e == r % Ecount:
+                h = gg[r] - gx2(Gv[r], X)
+                cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
+
     for r in np.flatnonzero(spp == 0):  # P g = 0 exactly, or too small for the filter
         g = _exact_g(full[r], Aq, vq)
         pg = E.sub(g, E.scale(E.dot(g, w) / nw2, w))
@@ -602,26 +615,14 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
             val = E.dot(g, g) - gc * gc
             cands.append(_Block([float(val)], [float(val)], lambda _, r=r: ("constant", sig(r), j)))
             continue
-        for sg in (1, -1):
-            lazy = _lazy_crit(full[r], Aq, vq, w, cvec, r2, sg)
-            X = _qp_iv(lazy())
-            e = arr.locate(X, lazy) if P else 0
-            if e is not None and e == r % Ecount:
-                h = gg[r] - gx2(Gv[r], X)
-                cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
+        exact_crits(r)
     if not len(pos_rows):
         return
     try:
         sc = (r2iv / pp[pos_rows]).sqrt()
     except Undecided:  # enclosures near the underflow range: every critical point exactly
         for r in pos_rows:
-            for sg in (1, -1):
-                lazy = _lazy_crit(full[r], Aq, vq, w, cvec, r2, sg)
-                X = _qp_iv(lazy())
-                e = arr.locate(X, lazy) if P else 0
-                if e is not None and e == r % Ecount:
-                    h = gg[r] - gx2(Gv[r], X)
-                    cands.append(_Block([h.lo()], [h.hi()], lambda _, r=r, lazy=lazy: ("critical", sig(r), j, lazy)))
+            exact_crits(r)
         return
     for sg in (1, -1):
         X = civ + Pg[pos_rows] * Interval((sc.m * sg)[:, None], sc.r[:, None])
