@@ -91,7 +91,8 @@ def markdown(data: dict) -> str:
            "Each net once, with the cost model of `numerics.kinks.lipschitz` (exact, or a branch-and-bound bracket "
            "to `rel_gap = 1%` within the time limit). *Sampling* is the author's method (20 000 uniform points); "
            "its under-report is (certified lower end − sampled max)/(certified lower end).", "",
-           "| domain | d | m | limit (s) | time (s) | result | lower | upper | certified gap | sampling under-reports |",
+           "| domain | d | m | limit (s) | time (s) | result | lower | upper | certified gap "
+           "| sampling under-reports |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for r in data["rows"]:
         res = "exact" if r["exact"] else r["status"]

@@ -120,8 +120,8 @@ class BruteForce:
 def _in_cell(x, W, b, s, R2) -> bool:
     if sum(xi * xi for xi in x) >= R2:
         return False
-    for wk, bk, sk in zip(W, b, s):
-        z = sum(wi * xi for wi, xi in zip(wk, x)) + bk
+    for wk, bk, sk in zip(W, b, s, strict=False):
+        z = sum(wi * xi for wi, xi in zip(wk, x, strict=False)) + bk
         if sk * z <= 0:
             return False
     return True
@@ -143,7 +143,7 @@ def _exact_nullspace(M):
         for i in range(len(rows)):
             if i != r and rows[i][col] != 0:
                 f = rows[i][col]
-                rows[i] = [x - f * y for x, y in zip(rows[i], rows[r])]
+                rows[i] = [x - f * y for x, y in zip(rows[i], rows[r], strict=False)]
         piv_cols.append(col)
         r += 1
         if r == len(rows):
@@ -296,7 +296,7 @@ def ball_brute_force(net, R, *, max_units: int = 12, reject_tol: float = 1e-7) -
             sig = max(1e3 * abs(dstar), 1e-8)
             for _round in range(3):
                 r = [
-                    float(s[k] * (sum(wi * xi for wi, xi in zip(Wa[k], x0)) + ba[k])) / (norms[k] * Rf)
+                    float(s[k] * (sum(wi * xi for wi, xi in zip(Wa[k], x0, strict=False)) + ba[k])) / (norms[k] * Rf)
                     for k in range(ma)
                 ]
                 sgn2.value = np.array(s, dtype=float)
@@ -308,7 +308,7 @@ def ball_brute_force(net, R, *, max_units: int = 12, reject_tol: float = 1e-7) -
                 if zeta.value is None or dl.value is None:
                     return None
                 step = np.asarray(zeta.value, dtype=float) * sig * Rf
-                x1 = [xi + Fraction(float(t)) for xi, t in zip(x0, step)]
+                x1 = [xi + Fraction(float(t)) for xi, t in zip(x0, step, strict=False)]
                 if _in_cell(x1, Wa, ba, s, R2):
                     return x1
                 if float(dl.value) < -1e-6:
@@ -476,7 +476,7 @@ def sphere_probe(net, *, per_circle: int = 2000, refine: bool = True, seed: int 
         cands.sort(reverse=True)
         seen = set()
         h0 = 2 * np.pi / per_circle
-        for val, ci, side, eps, th0 in cands:
+        for _val, ci, side, eps, th0 in cands:
             key = (ci, side, eps, round(th0 / h0))
             if key in seen:
                 continue

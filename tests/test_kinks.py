@@ -15,7 +15,6 @@ Why the oracles are independent of the code under test:
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 import warnings
@@ -235,3 +234,42 @@ def test_float_net_and_its_exact_rational_reading_get_the_same_constant():
             net = rnet(rng, m, dom.d)
             a, b = K.lipschitz(net, dom), K.lipschitz(K.as_exact(net), dom)
             assert a.exact and b.exact and sp.simplify(a.value - b.value) == 0 and a.upper == b.upper
+
+
+def test_witness_is_a_genuine_point_of_a_genuine_cell_attaining_the_constant():
+    """Checked from the net's definition (Fractions on the ball, 40-digit mpmath on S²), not the routine."""
+    from fractions import Fraction
+
+    import mpmath
+
+    rng = np.random.default_rng(15)
+    for d in (2, 3):
+        net = rnet(rng, 6, d)
+        L = K.lipschitz(net, K.Ball(d, 1.2))
+        cf = K.canonicalize(net, K.Ball(d, 1.2))
+        x = [Fraction(t) for t in L.witness["point"]]
+        assert sum(t * t for t in x) < Fraction(1.2) ** 2
+        g = list(cf.vq)
+        for w, b, a, on in zip(cf.Wq, cf.bq, cf.aq, L.witness["pattern"], strict=True):
+            z = sum(wi * xi for wi, xi in zip(w, x, strict=True)) + b
+            assert z != 0 and (z > 0) == on
+            if on:
+                g = [gi + a * wi for gi, wi in zip(g, w, strict=True)]
+        assert sp.Rational(sum(t * t for t in g)) == sp.nsimplify(L.value ** 2)
+    for _ in range(3):
+        net = rnet(rng, 6, 3)
+        L = K.lipschitz(net, K.Sphere(3))
+        cf = K.canonicalize(net, K.Sphere(3))
+        with mpmath.workdps(40):
+            x = [mpmath.mpf(t) for t in L.witness["point"]]
+            nx = mpmath.sqrt(sum(t * t for t in x))
+            x = [t / nx for t in x]
+            g = [mpmath.mpf(float(t)) for t in cf.vq]
+            for w, b, a, on in zip(cf.Wq, cf.bq, cf.aq, L.witness["pattern"], strict=True):
+                z = sum(mpmath.mpf(float(wi)) * xi for wi, xi in zip(w, x, strict=True)) + mpmath.mpf(float(b))
+                assert abs(z) < 1e-9 or (z > 0) == on  # on a kink through the point, either side
+                if on:
+                    g = [gi + mpmath.mpf(float(a)) * mpmath.mpf(float(wi)) for gi, wi in zip(g, w, strict=True)]
+            gx = sum(gi * xi for gi, xi in zip(g, x, strict=True))
+            h = sum(gi * gi for gi in g) - gx * gx
+            assert abs(h - L.mp() ** 2) < 1e-9 * max(1, h)

@@ -116,7 +116,8 @@ def test_ball_in_d32_with_m_up_to_11_finishes(m):
     assert time.perf_counter() - t0 < 15
     if m <= 8:
         bf = ball_brute_force(net, 1.0)
-        assert L.exact and bf.unresolved == 0 and _same(L.value ** 2, sp.Rational(bf.value2.numerator, bf.value2.denominator))
+        ref = sp.Rational(bf.value2.numerator, bf.value2.denominator)
+        assert L.exact and bf.unresolved == 0 and _same(L.value ** 2, ref)
     else:
         assert L.lower <= L.upper
 

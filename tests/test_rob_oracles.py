@@ -80,7 +80,7 @@ def test_ball_one_unit(b, expect_cells, which):
     r = ball_brute_force(([w], [b], [a], v, 0.0), 1)
     assert r.cells == expect_cells and r.unresolved == 0
     g0 = [Fraction(x) for x in v]
-    g1 = [Fraction(x) + Fraction(a) * Fraction(y) for x, y in zip(v, w)]
+    g1 = [Fraction(x) + Fraction(a) * Fraction(y) for x, y in zip(v, w, strict=False)]
     n0, n1 = sum(x * x for x in g0), sum(x * x for x in g1)
     want = {"both": max(n0, n1), "v": n0, "v+aw": n1}[which]
     assert r.value2 == want
@@ -140,7 +140,7 @@ def test_ball_witnesses_are_exact_and_general_position_count():
     for pat, x in r.witnesses.items():
         assert sum(t * t for t in x) < R * R
         for k in range(m):
-            z = sum(wi * xi for wi, xi in zip(Wq[k], x)) + bq[k]
+            z = sum(wi * xi for wi, xi in zip(Wq[k], x, strict=False)) + bq[k]
             assert (z > 0) == bool(pat[k]) and z != 0
 
 
@@ -152,14 +152,15 @@ def test_ball_one_dimensional_against_interval_enumeration():
         b = np.round(rng.uniform(-1.5, 1.5, m), 3)
         a, v, R = rng.standard_normal(m), rng.standard_normal(1), Fraction(1)
         r = ball_brute_force((W, b, a, v, 0.0), R)
-        ts = {-Fraction(bk) / Fraction(wk[0]) for wk, bk in zip(W, b)}
+        ts = {-Fraction(bk) / Fraction(wk[0]) for wk, bk in zip(W, b, strict=False)}
         t = sorted(x for x in ts if abs(x) < R)
         pts = [-R] + t + [R]
-        mids = [(p + q) / 2 for p, q in zip(pts, pts[1:])]
+        mids = [(p + q) / 2 for p, q in zip(pts, pts[1:], strict=False)]
         best = Fraction(-1)
         for x in mids:
             g = Fraction(v[0]) + sum(
-                Fraction(ak) * Fraction(wk[0]) for wk, bk, ak in zip(W, b, a) if Fraction(wk[0]) * x + Fraction(bk) > 0
+                Fraction(ak) * Fraction(wk[0]) for wk, bk, ak in zip(W, b, a, strict=False)
+                if Fraction(wk[0]) * x + Fraction(bk) > 0
             )
             best = max(best, g * g)
         assert r.cells == len(mids) and r.unresolved == 0

@@ -19,7 +19,6 @@ import pytest
 from checks import rob_properties as RP
 from checks.falsify import falsify, replay
 from checks.registry import Context, select
-from numerics import kinks as K
 
 ROB = select(["rob"])
 LEVELS = [(c, lv) for c in ROB for lv in c.spec_levels]

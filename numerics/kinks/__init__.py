@@ -31,8 +31,7 @@ import sympy as sp
 
 from numerics.kinks.canonical import Canonical, canonicalize
 from numerics.kinks.circle import KinkCoincidenceWarning
-from numerics.kinks.lipschitz import (MP_DPS, Lipschitz, Rigidity, caps_disjoint, cost_model, lipschitz,
-                                      rigidity)
+from numerics.kinks.lipschitz import MP_DPS, Lipschitz, Rigidity, caps_disjoint, cost_model, lipschitz, rigidity
 from numerics.kinks.net import RELU, Ball, PiecewiseLinear, Sphere, as_exact, as_float, evaluate, f64
 from numerics.kinks.single_pole import single_pole_lipschitz
 

@@ -24,8 +24,9 @@ lower bound, or ≤ (1 + rel_gap)·lower (then the bound enters `closed`, the ma
 enters `upper`), or (ii) when infeasibility of {x : ‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0 for the fixed j}
 (a superset of the open region) is PROVED by a Farkas/SOCP certificate: y ≥ 0 with
 Σ y_j s_j b_j + R‖Σ y_j s_j W_j‖ < 0, checked in interval arithmetic (y comes from clarabel's dual; the
-solver is never trusted). upper = max(closed, open node bounds, lower) rounded up. A leaf pattern whose top 2^k patterns are not
-resolved after a few SOCPs is split further (down to single patterns). On the sphere a leaf pattern's
+solver is never trusted). upper = max(closed, open node bounds, lower) rounded up. A leaf pattern whose
+top 2^k patterns are not resolved after a few SOCPs is split further (down to single patterns). On the
+sphere a leaf pattern's
 bound ‖g‖ is refined to (‖g‖² − δ²)^{1/2} when a dual certificate y ≥ 0 proves |g·x| ≥ δ on the closed
 cell ∩ ball: g·x ≥ (g − Σ y_j s_j W_j)·x − Σ y_j s_j b_j ≥ −R‖g − Σ y_j s_j W_j‖ − Σ y_j s_j b_j.
 

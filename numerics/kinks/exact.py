@@ -9,7 +9,6 @@ A + B√D₁ + C√D₂ + E√(D₁D₂), decided exactly by squaring (:func:`si
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 

@@ -42,8 +42,8 @@ from numerics.kinks.ball import BudgetExceeded, lipschitz_ball
 from numerics.kinks.canonical import Canonical, canonicalize
 from numerics.kinks.caps import caps_disjoint_exact, lipschitz_disjoint_caps
 from numerics.kinks.circle import lipschitz_circle_rational, lipschitz_circle_sympy
-from numerics.kinks.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
 from numerics.kinks.interval import Undecided
+from numerics.kinks.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
 from numerics.kinks.sphere2 import lipschitz_s2
 
 __all__ = ["Lipschitz", "lipschitz", "rigidity", "Rigidity", "caps_disjoint", "cost_model", "MP_DPS"]
@@ -207,11 +207,64 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
             except (BudgetExceeded, Undecided):
                 pass
             else:
+                wit = _Witness(pattern=r.pattern, kind="cell")
+                wit.make_point = lambda cf=cf, pat=r.pattern: _cell_point(cf, pat, domain)
                 return _exact_result(E.QNum(r.value2), f"exact: max ‖g_σ‖ over the {r.cells} cells meeting the "
                                      f"open ball (facet recursion over {r.nodes} flats, exact decisions)", r.cells,
-                                     {"point": r.point, "pattern": r.pattern, "kind": "cell"}, t0, cf.exact,
-                                     {"pattern": list(r.pattern)})
+                                     wit, t0, cf.exact, {"pattern": list(r.pattern)})
     return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress)
+
+
+class _Witness(dict):
+    """The witness dict; its "point" is found on first access (one SOCP, then an exact check)."""
+
+    make_point = None
+
+    def __missing__(self, key):
+        if key == "point" and self.make_point is not None:
+            self["point"] = self.make_point()
+            return self["point"]
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def _cell_point(cf, pattern, domain):
+    """A point of the open cell ``pattern`` inside the open ball, checked exactly (None if the LP's point,
+    a Chebyshev-type centre, does not pass the exact test: a cell thinner than float64 resolves)."""
+    import cvxpy as cp
+
+    m, d = cf.m, domain.d
+    if m == 0:
+        return tuple([0.0] * d)
+    W = np.array([[float(x) for x in w] for w in cf.Wq])
+    b = np.array([float(x) for x in cf.bq])
+    s = np.where(np.array(pattern, bool), 1.0, -1.0)
+    nw = np.linalg.norm(W, axis=1)
+    R = float(domain.R)
+    x, delta = cp.Variable(d), cp.Variable()
+    prob = cp.Problem(cp.Maximize(delta), [cp.multiply(s, W @ x + b) >= delta * nw, cp.norm(x) <= R - delta,
+                                           delta <= R])
+    try:
+        prob.solve(solver=cp.CLARABEL)
+    except cp.error.SolverError:
+        return None
+    if x.value is None:
+        return None
+    res_x = x.value
+    x = [Fraction(float(t)) for t in res_x]
+    R2 = to_fraction(domain.R, "R") ** 2
+    if not sum(t * t for t in x) < R2:
+        return None
+    for w, bj, sj in zip(cf.Wq, cf.bq, s, strict=True):
+        z = sum(wi * xi for wi, xi in zip(w, x, strict=True)) + bj
+        if not z * sj > 0:
+            return None
+    return tuple(float(t) for t in x)
 
 
 def _warn_near_coincident(cf, tol: float = 1e-9):
@@ -237,7 +290,6 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> 
     from numerics.kinks.bracket import certified_bracket
 
     remaining = 1.0 if deadline is None else max(deadline - time.perf_counter(), 1.0)
-    d = domain.d
     if cf.m == 0:
         vv = E.dot(cf.vq, cf.vq)
         return _exact_result(E.QNum(vv), "exact: no kinks", 1, None, t0, cf.exact)

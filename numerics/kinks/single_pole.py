@@ -119,7 +119,7 @@ def _rows(M, what):
 
 
 def _vec(x, what):
-    if hasattr(x, "shape") and len(getattr(x, "shape")) != 1:
+    if hasattr(x, "shape") and len(x.shape) != 1:
         raise ValueError(f"{what} must be 1-D, got shape {x.shape}")
     try:
         return list(x)
@@ -149,7 +149,7 @@ def _parse(net):
         raise ValueError(f"W has {m} rows but len(b) = {len(b)}, len(a) = {len(a)}")
     bf = [_frac(x, f"b[{k}]") for k, x in enumerate(b)]
     af = [_frac(x, f"a[{k}]") for k, x in enumerate(a)]
-    if isinstance(c, (list, tuple)) or (hasattr(c, "shape") and getattr(c, "shape") not in ((), None)):
+    if isinstance(c, (list, tuple)) or (hasattr(c, "shape") and c.shape not in ((), None)):
         raise ValueError("c must be a scalar")
     cf = _frac(c, "c")
     return Wf, bf, af, v, cf, d
@@ -219,13 +219,13 @@ def single_pole_lipschitz(net) -> SinglePoleLipschitz:
                         f"(2x2 minor ({i},{j}) is {float(w[i] * w0[j] - w[j] * w0[i])!r})"
                     )
     N = sum(x * x for x in w0)  # ‖w0‖², rational, > 0
-    vw = sum(x * y for x, y in zip(v, w0))
+    vw = sum(x * y for x, y in zip(v, w0, strict=False))
     # Work in "rational coordinates": β = βq/√N, α_k = αq_k/√N, t_k = r_k √N.
     beta_q = vw
     p2 = sum(x * x for x in v) - vw * vw / N
     thr: dict[Fraction, Fraction] = {}
     for k in nz:
-        D = sum(x * y for x, y in zip(W[k], w0))  # λ_k = D/√N, D ≠ 0 since rows are parallel and non-zero
+        D = sum(x * y for x, y in zip(W[k], w0, strict=False))  # λ_k = D/√N, D ≠ 0 since rows are parallel and non-zero
         r = -b[k] / D  # t_k = −b_k/λ_k = r √N
         aq = a[k] * abs(D)  # α_k √N
         if D < 0:

@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from numerics.kinks import exact as E
-from numerics.kinks.interval import U, Interval, Undecided, from_fractions, matmul, stack
+from numerics.kinks.interval import Interval, U, Undecided, from_fractions, matmul, stack
 
 __all__ = ["lipschitz_s2", "S2Result", "circle_arrangement"]
 
@@ -311,7 +311,7 @@ def circle_arrangement(w, b, Wq, bq, Wiv: Interval, biv: Interval, others: np.nd
         ks = sorted({v.k for v in verts if v.s != 0})
         eidx = np.arange(Ecount)
         for k in ks:
-            (i1, d1), (i2, d2) = posof[(k, 1)], posof[(k, -1)]
+            (i1, d1), (i2, _) = posof[(k, 1)], posof[(k, -1)]
             i_in, i_out = (i1, i2) if d1 > 0 else (i2, i1)
             span = (i_out - i_in) % P
             pat[:, k] = ((eidx - i_in) % P) < span
