@@ -27,6 +27,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import sympy as sp
+from hypothesis import strategies as st
 
 from checks import rob_oracles, rob_strategies
 from checks.falsify import NotApplicable, Property
@@ -67,6 +68,55 @@ def _oracle_ball_margin(case):
     return _rel(L.value ** 2, sp.Rational(bf.value2.numerator, bf.value2.denominator)) - 1e-40
 
 
+@st.composite
+def near_triple(draw, d: int, sphere: bool, rho: float = 1.5):
+    """Three kinks nearly through one point p: normals w₁, w₂, w₃ = base + (−0.3, 0, 0.3)·t in one plane
+    (tangent to the sphere at p on S^{d−1}), so w₂ lies between the others, the exact triple point has six
+    cells and misses the patterns (1,0,1) and (0,1,0), and shifting the third kink by ε = ±10^−k opens a
+    triangle with one of them. Weights (2, −2, 2) make (1,0,1) the steepest cell, 2‖w₁ + w₃‖ against ≈ 2
+    elsewhere: a routine that merges nearly coincident points loses the maximum."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    k = draw(st.integers(4, 12))
+    eps = draw(st.sampled_from([1.0, -1.0])) * 10.0 ** -k
+    p = rng.normal(size=d)
+    if sphere:
+        p /= np.linalg.norm(p)
+    else:
+        p *= rho * draw(st.floats(0.0, 0.6)) / max(np.linalg.norm(p), 1e-12)
+    base, t = rng.normal(size=d), rng.normal(size=d)
+    if sphere:
+        base -= (base @ p) * p
+    base /= np.linalg.norm(base)
+    t -= (t @ base) * base
+    if sphere:
+        t -= (t @ p) * p
+    t /= np.linalg.norm(t)
+    W = np.array([base + c * t for c in (-0.3, 0.0, 0.3)])
+    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    b = -(W @ p)
+    b[2] += eps
+    return {"d": d, "sphere": sphere, "rho": 1.0 if sphere else rho, "kind": "near_triple", "W": W.tolist(),
+            "b": b.tolist(), "a": [2.0, -2.0, 2.0], "v": list(0.05 * rng.normal(size=d)), "c": 0.0}
+
+
+@st.composite
+def thin_cap(draw, d: int, rho: float = 1.5):
+    """Generic units plus one hyperplane at distance (1 − 10^−k)R from the centre with a large weight: the
+    thin cap of the ball it cuts off is the steepest cell, so a cell test that drops cells near the boundary
+    loses the maximum."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    k = draw(st.integers(2, 9))
+    m = draw(st.integers(1, 3))
+    W = rng.normal(size=(m + 1, d))
+    b = list(0.5 * rho * rng.normal(size=m) * np.linalg.norm(W[:m], axis=1))
+    u = W[m] / np.linalg.norm(W[m])
+    W[m] = u
+    b.append(-(1 - 10.0 ** -k) * rho)
+    a = list(rng.normal(size=m)) + [draw(st.sampled_from([6.0, -6.0]))]
+    return {"d": d, "sphere": False, "rho": rho, "kind": "thin_cap", "W": W.tolist(), "b": b, "a": a,
+            "v": list(0.1 * rng.normal(size=d)), "c": 0.0}
+
+
 def _weighted(d, sphere, extra):
     """Every applicable kind, with the given ones drawn more often (they hold the bugs that matter here)."""
     return tuple(rob_strategies.applicable_kinds(d, sphere)) + tuple(k for k, n in extra.items() for _ in range(n))
@@ -74,7 +124,8 @@ def _weighted(d, sphere, extra):
 
 def oracle_ball_property(d: int, budget: int = 60) -> Property:
     kinds = _weighted(d, False, {"edge_threshold": 3, "tangent": 2, "through_point": 2, "near_parallel": 1})
-    strat = rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6, kinds=kinds)
+    strat = st.one_of(rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6, kinds=kinds),
+                      near_triple(d, sphere=False), thin_cap(d))
     return Property(name=f"rob.lipschitz/oracle_ball_d{d}", strategy=strat, screen=_oracle_ball_margin,
                     confirm=_oracle_ball_margin, to_json=lambda c: c, from_json=lambda c: c, budget=budget)
 
@@ -176,7 +227,7 @@ def _probe_margin(case, *, confirm: bool):
 
 def probe_s2_property(budget: int = 40) -> Property:
     kinds = _weighted(3, True, {"near_parallel": 3, "tangent": 2, "through_point": 2, "nested": 1})
-    strat = rob_strategies.degenerate_nets(3, sphere=True, m_max=6, kinds=kinds)
+    strat = st.one_of(rob_strategies.degenerate_nets(3, sphere=True, m_max=6, kinds=kinds), near_triple(3, sphere=True))
     return Property(name="rob.lipschitz/probe_s2", strategy=strat, screen=lambda c: _probe_margin(c, confirm=False),
                     confirm=lambda c: _probe_margin(c, confirm=True), to_json=lambda c: c, from_json=lambda c: c,
                     budget=budget)

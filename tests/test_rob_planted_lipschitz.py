@@ -64,10 +64,10 @@ def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatc
     assert _found(RL.oracle_ball_property(2)).found
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: a 1e-3 merge only loses cells of width < 1e-3, whose "
-                   "gradient is rarely the maximum; the default budget does not reach one (measured: 2 of 6 "
-                   "seeds at 150 examples on the ball). Strict: this test fails once the falsifier catches it.")
-@pytest.mark.parametrize("where", ["ball", "sphere"])
+@pytest.mark.parametrize("where", ["ball", pytest.param("sphere", marks=pytest.mark.xfail(
+    strict=True, reason="known limit: on S² the only oracles are float probes (spacing ~4e-3 rad) and the "
+    "witness check, which cannot see the ε-triangle a 1e-3 merge drops; the ball property catches the same "
+    "plant. Strict: this fails once the S² falsifier catches it."))])
 def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
     """A coincidence decided by a tolerance of 1e-3 (points on a line, vertices on a circle)."""
     if where == "ball":
