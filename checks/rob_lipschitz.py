@@ -37,6 +37,28 @@ __all__ = ["oracle_ball_property", "single_pole_property", "probe_s2_property", 
            "degenerate_rigidity_property", "exact_tangential2"]
 
 
+class RoutineCrashed(Exception):
+    """The routine under test raised on a valid net: a counterexample in its own right."""
+
+
+def _lip(net, dom, **kw):
+    try:
+        return K.lipschitz(net, dom, **kw)
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 — any other exception on a valid net is a bug of the routine
+        raise RoutineCrashed(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _crash_is_a_hit(margin_fn):
+    def wrapped(case):
+        try:
+            return margin_fn(case)
+        except RoutineCrashed:
+            return 1.0
+    return wrapped
+
+
 def _domain(case):
     return K.Sphere(case["d"]) if case["sphere"] else K.Ball(case["d"], case["rho"])
 
@@ -57,7 +79,7 @@ def _oracle_ball_margin(case):
     net = _net(case)
     if len(net[2]) > 7:
         raise NotApplicable("brute force kept to m ≤ 7")
-    L = K.lipschitz(net, _domain(case))
+    L = _lip(net, _domain(case))
     bf = rob_oracles.ball_brute_force(net, Fraction(case["rho"]))
     if bf.unresolved:
         raise NotApplicable("the brute force left a pattern unresolved")
@@ -126,8 +148,8 @@ def oracle_ball_property(d: int, budget: int = 60) -> Property:
     kinds = _weighted(d, False, {"edge_threshold": 3, "tangent": 2, "through_point": 2, "near_parallel": 1})
     strat = st.one_of(rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6, kinds=kinds),
                       near_triple(d, sphere=False), thin_cap(d))
-    return Property(name=f"rob.lipschitz/oracle_ball_d{d}", strategy=strat, screen=_oracle_ball_margin,
-                    confirm=_oracle_ball_margin, to_json=lambda c: c, from_json=lambda c: c, budget=budget)
+    return Property(name=f"rob.lipschitz/oracle_ball_d{d}", strategy=strat, screen=_crash_is_a_hit(_oracle_ball_margin),
+                    confirm=_crash_is_a_hit(_oracle_ball_margin), to_json=lambda c: c, from_json=lambda c: c, budget=budget)
 
 
 # ------------------------------------------------------------------------------------------ single pole
@@ -137,7 +159,7 @@ def _single_pole_margin(case):
         sp_ = K.single_pole_lipschitz(net)
     except ValueError as exc:
         raise NotApplicable(str(exc)) from None
-    L = K.lipschitz(net, _domain(case), time_limit=20)
+    L = _lip(net, _domain(case), time_limit=20)
     if L.exact:
         return _rel(L.value ** 2, sp_.lipschitz2) - 1e-40
     v = float(sp_.value)
@@ -146,8 +168,8 @@ def _single_pole_margin(case):
 
 def single_pole_property(d: int, budget: int = 60) -> Property:
     strat = rob_strategies.single_pole(d, sphere=True, m_max=6)
-    return Property(name=f"rob.lipschitz/single_pole_d{d}", strategy=strat, screen=_single_pole_margin,
-                    confirm=_single_pole_margin, to_json=lambda c: c, from_json=lambda c: c, budget=budget)
+    return Property(name=f"rob.lipschitz/single_pole_d{d}", strategy=strat, screen=_crash_is_a_hit(_single_pole_margin),
+                    confirm=_crash_is_a_hit(_single_pole_margin), to_json=lambda c: c, from_json=lambda c: c, budget=budget)
 
 
 # ----------------------------------------------------------------------------------------- S² probes
@@ -213,7 +235,7 @@ def _probe_margin(case, *, confirm: bool):
     no probe of a genuine point may exceed it (a probe above is re-evaluated exactly at a rational point of
     the sphere). Probes are not asked to reach the constant: cells of width 1e-9 are legitimate."""
     net = _net(case)
-    L = K.lipschitz(net, K.Sphere(3))
+    L = _lip(net, K.Sphere(3))
     pr = rob_oracles.sphere_probe(net, per_circle=6000 if confirm else 1500, n_random=10000 if confirm else 4000)
     up = float(L.upper)
     above = (pr.value - up) / max(1.0, up) - 1e-9  # the probe's own float rounding is ~1e-12
@@ -228,8 +250,8 @@ def _probe_margin(case, *, confirm: bool):
 def probe_s2_property(budget: int = 40) -> Property:
     kinds = _weighted(3, True, {"near_parallel": 3, "tangent": 2, "through_point": 2, "nested": 1})
     strat = st.one_of(rob_strategies.degenerate_nets(3, sphere=True, m_max=6, kinds=kinds), near_triple(3, sphere=True))
-    return Property(name="rob.lipschitz/probe_s2", strategy=strat, screen=lambda c: _probe_margin(c, confirm=False),
-                    confirm=lambda c: _probe_margin(c, confirm=True), to_json=lambda c: c, from_json=lambda c: c,
+    return Property(name="rob.lipschitz/probe_s2", strategy=strat, screen=_crash_is_a_hit(lambda c: _probe_margin(c, confirm=False)),
+                    confirm=_crash_is_a_hit(lambda c: _probe_margin(c, confirm=True)), to_json=lambda c: c, from_json=lambda c: c,
                     budget=budget)
 
 
@@ -239,7 +261,7 @@ def _float_vs_rational_margin(case):
     dom = _domain(case)
     if dom.d > 3 and not isinstance(dom, K.Ball):
         raise NotApplicable("the exact routines cover d ≤ 3 here")
-    a, b = K.lipschitz(net, dom, time_limit=20), K.lipschitz(K.as_exact(net), dom, time_limit=20)
+    a, b = _lip(net, dom, time_limit=20), _lip(K.as_exact(net), dom, time_limit=20)
     if a.exact != b.exact:
         return 1.0
     if a.exact:
@@ -250,7 +272,8 @@ def _float_vs_rational_margin(case):
 def float_vs_rational_property(d: int, sphere: bool, budget: int = 40) -> Property:
     strat = rob_strategies.degenerate_nets(d, sphere=sphere, rho=1.0 if sphere else 1.5, m_max=8)
     return Property(name=f"rob.lipschitz/float_vs_rational_{'sphere' if sphere else 'ball'}{d}", strategy=strat,
-                    screen=_float_vs_rational_margin, confirm=_float_vs_rational_margin, to_json=lambda c: c,
+                    screen=_crash_is_a_hit(_float_vs_rational_margin),
+                    confirm=_crash_is_a_hit(_float_vs_rational_margin), to_json=lambda c: c,
                     from_json=lambda c: c, budget=budget)
 
 

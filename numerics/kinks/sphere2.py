@@ -71,8 +71,8 @@ def _angles(P: Interval, e1, e2):
     lx = np.maximum(np.abs(X.m) - X.r, 0.0)
     ly = np.maximum(np.abs(Y.m) - Y.r, 0.0)
     rho = np.sqrt(lx * lx + ly * ly) * (1 - 4 * U)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        err = np.where(rho > 0, (X.r + Y.r) / rho * (1 + 1e-9), np.inf) + 16 * U * (np.abs(phi) + 1)
+    pos = rho > 0
+    err = np.where(pos, (X.r + Y.r) / np.where(pos, rho, 1.0) * (1 + 1e-9), np.inf) + 16 * U * (np.abs(phi) + 1)
     return phi, err
 
 
@@ -308,13 +308,15 @@ def circle_arrangement(w, b, Wq, bq, Wiv: Interval, biv: Interval, others: np.nd
         for i, grp in enumerate(positions):
             for v in grp:
                 posof[(v.k, v.s)] = (i, v.dirn)
-        ks = sorted({v.k for v in verts if v.s != 0})
-        eidx = np.arange(Ecount)
-        for k in ks:
-            (i1, d1), (i2, _) = posof[(k, 1)], posof[(k, -1)]
-            i_in, i_out = (i1, i2) if d1 > 0 else (i2, i1)
+        ks = np.array(sorted({v.k for v in verts if v.s != 0}), int)
+        if len(ks):
+            i1 = np.array([posof[(k, 1)][0] for k in ks])
+            d1 = np.array([posof[(k, 1)][1] for k in ks])
+            i2 = np.array([posof[(k, -1)][0] for k in ks])
+            i_in, i_out = np.where(d1 > 0, i1, i2), np.where(d1 > 0, i2, i1)
             span = (i_out - i_in) % P
-            pat[:, k] = ((eidx - i_in) % P) < span
+            eidx = np.arange(Ecount)[:, None]
+            pat[:, ks] = ((eidx - i_in[None, :]) % P) < span[None, :]
     return CircleArrangement(tuple(w), b, others, positions, phi, err, pat, coincident, e1, e2)
 
 
@@ -469,30 +471,48 @@ def lipschitz_s2(Wq, bq, aq, vq, *, progress=None) -> S2Result:
         arr = circle_arrangement(Wq[j], bq[j], Wq, bq, Wiv, biv, others)
         _edge_candidates(arr, j, m, Wq, bq, Aq, vq, Aiv, viv, cands, cells)
     best_lo = max((float(c.lo.max()) for c in cands if len(c.lo)), default=-np.inf)
-    # great-circle tests, by decreasing ‖g‖²
+    # (i′) a great circle G = {g·x = 0} inside a cell, meeting no kink circle at all: by decreasing ‖g‖².
+    # (If G meets the closed cell and crosses its boundary, a zero, vertex or critical candidate has ‖g‖².)
     keys = list(cells)
     pats = np.array([cells[k] for k in keys])
     G = _gradients(pats, Aiv, viv)
     gg = _dot_iv(G, G)
     gg_lo, gg_hi = gg.lo(), gg.hi()
-    order = np.argsort(-gg_hi)
-    allidx = np.arange(m)
-    tests = 0
-    for i in order:
-        if gg_hi[i] < best_lo:
-            break
-        sig = pats[i]
-        g = _exact_g(sig, Aq, vq)
-        if all(x == 0 for x in g):
-            continue
-        tests += 1
-        arr = circle_arrangement(g, F0, Wq, bq, Wiv, biv, allidx, great=True)
-        if arr.coincident:
-            continue  # G is a kink circle: covered by that circle's constant candidates
-        hits = np.flatnonzero(np.all(arr.patterns == sig[None, :], axis=1))
-        if len(hits):
-            pt = _edge_point(arr, int(hits[0]))
-            cands.append(_Block([gg_lo[i]], [gg_hi[i]], lambda _, sig=sig, g=g, pt=pt: (
+    top = np.flatnonzero(gg_hi >= best_lo)
+    tests = len(top)
+    if len(top):
+        Gt, ggt = G[top], gg[top]
+        GW = matmul(Gt, Wiv.T)                                      # (T, m): g·w_k
+        ww = _dot_iv(Wiv, Wiv).reshape(1, -1)
+        dl = ggt.reshape(-1, 1) * ww - GW.square()                  # ‖g‖²‖w‖² − (g·w)²
+        disc = dl - biv.square().reshape(1, -1) * ggt.reshape(-1, 1)
+        sdisc = disc.sign()
+        sb = biv.sign()
+        for t, i in enumerate(top):
+            sig = pats[i]
+            if (sdisc[t] > 0).any():      # G crosses a kink circle: not inside one cell
+                continue
+            g = None
+            inside = True
+            for k in range(m):
+                if sdisc[t, k] == 0:
+                    g = _exact_g(sig, Aq, vq) if g is None else g
+                    wk, bk = Wq[k], bq[k]
+                    dk = E.dot(g, g) * E.dot(wk, wk) - E.dot(g, wk) ** 2 - bk * bk * E.dot(g, g)
+                    if dk > 0:
+                        inside = False
+                        break
+                sgn_b = int(sb[k]) if sb[k] != 0 else E.sgn(bq[k])
+                if sgn_b == 0 or (sgn_b > 0) != bool(sig[k]):
+                    inside = False  # coincident with C_k (covered by its constant candidates) or wrong side
+                    break
+            if not inside:
+                continue
+            g = _exact_g(sig, Aq, vq) if g is None else g
+            if all(x == 0 for x in g):
+                continue
+            e1, _ = _unit_frame(g)
+            cands.append(_Block([gg_lo[i]], [gg_hi[i]], lambda _, sig=sig, g=g, pt=tuple(e1): (
                 "great", tuple(bool(x) for x in sig), E.QNum(E.dot(g, g)), pt)))
             best_lo = max(best_lo, float(gg_lo[i]))
     # exact comparison of every candidate that may be the maximum
@@ -503,8 +523,10 @@ def lipschitz_s2(Wq, bq, aq, vq, *, progress=None) -> S2Result:
             val = desc[2] if desc[0] == "great" else _exact_value(desc, Wq, bq, Aq, vq)
             if best is None or val.cmp(best[0]) > 0:
                 best = (val, desc, float(blk.lo[i]), float(blk.hi[i]))
+    if best is None:
+        raise AssertionError("no candidate for the maximum: every cell has an edge with candidates")
     val, desc, lo, hi = best
-    if desc[0] in ("vertex", "critical"):
+    if desc[0] in ("vertex", "critical", "zero"):
         point = tuple(desc[3]().floats())
     elif desc[0] == "great":
         point = desc[3]
@@ -542,6 +564,8 @@ def _exact_value(desc, Wq, bq, Aq, vq):
     g = _exact_g(np.array(sig), Aq, vq)
     if kind in ("vertex", "critical"):
         return desc[3]().value(g)
+    if kind == "zero":  # g·x = 0 there
+        return E.QNum(E.dot(g, g))
     if kind == "constant":  # P g = 0 on circle j: g·x = g·c everywhere on it
         j = desc[2]
         w, b = Wq[j], bq[j]
@@ -567,8 +591,9 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
     full = np.zeros((2 * Ecount, m), bool)
     full[:, arr.others] = np.vstack([arr.patterns, arr.patterns])
     full[:Ecount, j] = True
-    for row in full:
-        cells.setdefault(np.packbits(row).tobytes(), row)
+    packed = np.packbits(full, axis=1)
+    for r in range(len(full)):
+        cells.setdefault(packed[r].tobytes(), full[r])
     Gv = _gradients(full, Aiv, viv)
     gg = _dot_iv(Gv, Gv)
     w, b = Wq[j], bq[j]
@@ -588,6 +613,7 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
     nw2 = E.dot(w, w)
     nw2iv = from_fractions([nw2])[0]
     gw = Gv @ wiv
+    _zero_candidates(arr, j, full, Gv, gg, gw, w, b, Aq, vq, cands, sig)
     Pg = Gv - stack([gw * wiv[i] / nw2iv for i in range(3)], axis=-1)
     pp = _dot_iv(Pg, Pg)
     cvec = [-b * x / nw2 for x in w]
@@ -640,6 +666,61 @@ def _edge_candidates(arr: CircleArrangement, j, m, Wq, bq, Aq, vq, Aiv, viv, can
         h = gg[rows] - gx2(Gv[rows], X[ok])
         cands.append(_Block(h.lo(), h.hi(), lambda i, rows=rows, sg=sg: (
             "critical", sig(int(rows[i])), j, _lazy_crit(full[int(rows[i])], Aq, vq, w, cvec, r2, sg))))
+
+
+def _zero_candidates(arr, j, full, Gv, gg, gw, w, b, Aq, vq, cands, sig):
+    """(i) Zeros of g·x on circle j inside an edge: there the great circle of g crosses the cell's boundary and
+    the squared tangential norm is ‖g‖² (a tangency is a critical point, already a candidate)."""
+    Ecount = arr.E
+    wiv = from_fractions(list(w))
+    nw2 = from_fractions([E.dot(w, w)])[0]
+    h1 = from_fractions([-b])[0]
+    dl = nw2 * gg - gw.square()                       # ‖w‖²‖g‖² − (g·w)²
+    disc = dl - h1 * h1 * gg                          # δ(1 − ‖p0‖²) with h2 = 0
+    sdl, sdisc = dl.sign(), disc.sign()
+    good = np.flatnonzero((sdl > 0) & (sdisc > 0))
+    unsure = np.flatnonzero(~((sdl > 0) & (sdisc != 0)))
+    if len(good):
+        d2 = dl[good]
+        al = h1 * gg[good] / d2
+        be = -(h1 * gw[good]) / d2
+        Gg = Gv[good]
+        p0 = stack([al * wiv[i] + be * Gg[:, i] for i in range(3)], axis=-1)
+        e = _cross_iv(stack([wiv] * len(good)), Gg)
+        sc = disc[good].sqrt() / d2
+        for sg in (1, -1):
+            X = stack([p0[:, i] + (sc * e[:, i] if sg > 0 else -(sc * e[:, i])) for i in range(3)], axis=-1)
+            edge = arr.locate_many(X)
+            for q in np.flatnonzero(edge == -2):
+                r = int(good[q])
+                qp = _pair_exact(w, b, _exact_g(full[r], Aq, vq), F0)[1]
+                if len(qp) == 2:
+                    pt = qp[0] if sg > 0 else qp[1]
+                    e_ = arr.locate(_qp_iv(pt), lambda pt=pt: pt)
+                    edge[q] = -1 if e_ is None else e_
+            ok = np.flatnonzero(edge == good % Ecount)
+            if len(ok):
+                rows = good[ok]
+                cands.append(_Block(gg[rows].lo(), gg[rows].hi(), lambda i, rows=rows, sg=sg: (
+                    "zero", sig(int(rows[i])), j, _lazy_zero(full[int(rows[i])], Aq, vq, w, b, sg))))
+    for r in unsure:  # decided exactly
+        g = _exact_g(full[r], Aq, vq)
+        kind, pts = _pair_exact(w, b, g, F0)
+        if kind != "two":
+            continue
+        for sg, pt in zip((1, -1), pts, strict=True):
+            e_ = arr.locate(_qp_iv(pt), lambda pt=pt: pt)
+            if e_ is not None and e_ == r % Ecount:
+                v2 = float(E.dot(g, g))
+                cands.append(_Block([v2], [v2], lambda _, r=r, sg=sg: (
+                    "zero", sig(int(r)), j, _lazy_zero(full[int(r)], Aq, vq, w, b, sg))))
+
+
+def _lazy_zero(row, Aq, vq, w, b, sg):
+    def make():
+        kind, pts = _pair_exact(w, b, _exact_g(row, Aq, vq), F0)
+        return pts[0] if sg > 0 else pts[1]
+    return make
 
 
 def _lazy_crit(row, Aq, vq, w, cvec, r2, sg):
