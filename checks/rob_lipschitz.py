@@ -149,7 +149,8 @@ def oracle_ball_property(d: int, budget: int = 60) -> Property:
     strat = st.one_of(rob_strategies.degenerate_nets(d, sphere=False, rho=1.5, m_max=6, kinds=kinds),
                       near_triple(d, sphere=False), thin_cap(d))
     return Property(name=f"rob.lipschitz/oracle_ball_d{d}", strategy=strat, screen=_crash_is_a_hit(_oracle_ball_margin),
-                    confirm=_crash_is_a_hit(_oracle_ball_margin), to_json=lambda c: c, from_json=lambda c: c, budget=budget)
+                    confirm=_crash_is_a_hit(_oracle_ball_margin), to_json=lambda c: c, from_json=lambda c: c,
+                    budget=budget)
 
 
 # ------------------------------------------------------------------------------------------ single pole
@@ -169,7 +170,8 @@ def _single_pole_margin(case):
 def single_pole_property(d: int, budget: int = 60) -> Property:
     strat = rob_strategies.single_pole(d, sphere=True, m_max=6)
     return Property(name=f"rob.lipschitz/single_pole_d{d}", strategy=strat, screen=_crash_is_a_hit(_single_pole_margin),
-                    confirm=_crash_is_a_hit(_single_pole_margin), to_json=lambda c: c, from_json=lambda c: c, budget=budget)
+                    confirm=_crash_is_a_hit(_single_pole_margin), to_json=lambda c: c, from_json=lambda c: c,
+                    budget=budget)
 
 
 # ----------------------------------------------------------------------------------------- S² probes
@@ -250,8 +252,10 @@ def _probe_margin(case, *, confirm: bool):
 def probe_s2_property(budget: int = 40) -> Property:
     kinds = _weighted(3, True, {"near_parallel": 3, "tangent": 2, "through_point": 2, "nested": 1})
     strat = st.one_of(rob_strategies.degenerate_nets(3, sphere=True, m_max=6, kinds=kinds), near_triple(3, sphere=True))
-    return Property(name="rob.lipschitz/probe_s2", strategy=strat, screen=_crash_is_a_hit(lambda c: _probe_margin(c, confirm=False)),
-                    confirm=_crash_is_a_hit(lambda c: _probe_margin(c, confirm=True)), to_json=lambda c: c, from_json=lambda c: c,
+    return Property(name="rob.lipschitz/probe_s2", strategy=strat,
+                    screen=_crash_is_a_hit(lambda c: _probe_margin(c, confirm=False)),
+                    confirm=_crash_is_a_hit(lambda c: _probe_margin(c, confirm=True)), to_json=lambda c: c,
+                    from_json=lambda c: c,
                     budget=budget)
 
 
