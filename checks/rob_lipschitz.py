@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from checks import rob_oracles, rob_strategies
 from checks.falsify import NotApplicable, Property
 from numerics import kinks as K
+from numerics.kinks import exact as KE
 
 __all__ = ["oracle_ball_property", "single_pole_property", "probe_s2_property", "float_vs_rational_property",
            "degenerate_rigidity_property", "exact_tangential2"]
@@ -87,7 +88,8 @@ def _oracle_ball_margin(case):
         lo, hi = L.lower, L.upper
         v = float(bf.value)
         return max(v - hi, lo - v) / max(1.0, v)
-    return _rel(L.value ** 2, sp.Rational(bf.value2.numerator, bf.value2.denominator)) - 1e-40
+    # exact comparison: Lip² is a + b√D (here rational), the oracle's a Fraction
+    return 1.0 if L.value2.cmp(KE.QNum(bf.value2)) != 0 else -1.0
 
 
 @st.composite
@@ -244,8 +246,7 @@ def _probe_margin(case, *, confirm: bool):
     if above > 0 and confirm:  # a genuine point above the exact constant? decide exactly at a rational point
         xq = _rational_on_sphere(pr.point)
         h = exact_tangential2(net, xq)
-        above = 1.0 if (h is not None and sp.N(sp.Rational(h.numerator, h.denominator) - L.value ** 2, 60) > 0) \
-            else -1.0
+        above = 1.0 if (h is not None and KE.QNum(h).cmp(L.value2) > 0) else -1.0
     return max(above, _witness_gap(net, L))
 
 

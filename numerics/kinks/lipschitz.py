@@ -66,6 +66,7 @@ class Lipschitz:
     witness: dict | None = None  # {"point": floats or None, "pattern": bools, "kind": str}
     status: str = "exact"
     enclosure: tuple | None = None  # rigorous float enclosure of the constant
+    value2: Any = None  # the exact Lip² as a + b√D (numerics.kinks.exact.QNum), for exact decisions
 
     @property
     def gap(self) -> float:
@@ -86,18 +87,24 @@ class Lipschitz:
 
 
 def _sym_sqrt(x):
-    # SymPy factors the radicand to pull out squares: fine for small numbers (√7), hopeless for the
-    # 60-digit rationals a float net produces, so those stay unevaluated
-    big = max(abs(x.p), abs(x.q)) > 10**30 if isinstance(x, sp.Rational) else True
-    return sp.Pow(x, sp.Rational(1, 2), evaluate=not big)
+    # SymPy factors a radicand to pull out squares: fine for small numbers (√7), hopeless for the
+    # 60-digit (or 600-digit) rationals a float net produces, so those stay unevaluated
+    small = isinstance(x, sp.Rational) and max(abs(int(x.p)), abs(int(x.q))) <= 10**30
+    return sp.sqrt(x) if small else sp.Pow(x, sp.Rational(1, 2), evaluate=False)
 
 
 def _qsqrt(q: E.QNum):
-    inner = sp.Rational(q.a.numerator, q.a.denominator)
-    if q.b and q.D:
-        inner = inner + sp.Rational(q.b.numerator, q.b.denominator) * _sym_sqrt(sp.Rational(q.D.numerator,
-                                                                                             q.D.denominator))
-    return _sym_sqrt(inner)
+    """√(a + b√D) as a SymPy number, built without evaluation when the rationals are large."""
+    a = sp.Rational(q.a.numerator, q.a.denominator)
+    if not (q.b and q.D):
+        return _sym_sqrt(a)
+    b = sp.Rational(q.b.numerator, q.b.denominator)
+    rD = _sym_sqrt(sp.Rational(q.D.numerator, q.D.denominator))
+    small = all(max(abs(int(r.p)), abs(int(r.q))) <= 10**30 for r in (a, b))
+    if small and isinstance(rD, sp.Pow) is False:
+        return _sym_sqrt(a + b * rD)
+    inner = sp.Add(a, sp.Mul(b, rD, evaluate=False), evaluate=False)
+    return sp.Pow(inner, sp.Rational(1, 2), evaluate=False)
 
 
 def _float_sqrt(q: E.QNum) -> float:
@@ -112,7 +119,7 @@ def _exact_result(q: E.QNum, method, cells, witness, t0, exact_input, argmax=Non
     f = _float_sqrt(q)
     lo, hi = float(np.nextafter(f, -np.inf)), float(np.nextafter(f, np.inf))
     return Lipschitz(f, f, method, True, _qsqrt(q), cells, time.perf_counter() - t0, argmax or {}, witness,
-                     "exact", (max(lo, 0.0), hi))
+                     "exact", (max(lo, 0.0), hi), q)
 
 
 def cost_model(m: int, domain) -> dict:
@@ -367,9 +374,10 @@ def rigidity(net, domain, *, activation: PiecewiseLinear = RELU, **kw) -> Rigidi
     top = max((float(x) for x in w), default=0.0)
     up = float(L.upper)
     holds = None
-    if L.exact and j2 is not None and L.value is not None:
-        lip2 = sp.expand(L.value ** 2)
-        holds = all(bool(sp.Rational(x.numerator, x.denominator) <= 4 * lip2) for x in j2)
+    if L.exact and j2 is not None and L.value2 is not None:  # w_j² ≤ 4 Lip², decided exactly
+        q = L.value2
+        four = E.QNum(4 * q.a, 4 * q.b, q.D)
+        holds = all(E.QNum(x).cmp(four) <= 0 for x in j2)
     return Rigidity(w, L, top / (2 * up) if up > 0 else (math.inf if top > 0 else 0.0), holds)
 
 

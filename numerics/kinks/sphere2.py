@@ -340,8 +340,13 @@ def _qp_iv(qp: E.QPoint) -> Interval:
         rD = (arb(qp.D.numerator) / arb(qp.D.denominator)).sqrt() * qp.s
         xs = [arb(p.numerator) / arb(p.denominator) + rD * (arb(q.numerator) / arb(q.denominator))
               for p, q in zip(qp.p, qp.q, strict=True)]
-        mid = np.array([float(x.mid()) for x in xs])
-        rad = np.array([float(x.rad()) for x in xs]) + np.spacing(np.abs(mid)) * 2
+        try:
+            mid = np.array([float(x.mid()) for x in xs])
+            rad = np.array([float(x.rad()) for x in xs]) + np.spacing(np.abs(mid)) * 2
+        except OverflowError:  # an enclosure too wide for float64: no decision is taken from it
+            mid, rad = np.zeros(len(xs)), np.full(len(xs), np.inf)
+        if not (np.all(np.isfinite(mid)) and np.all(np.isfinite(rad))):
+            mid, rad = np.zeros(len(xs)), np.full(len(xs), np.inf)
     finally:
         ctx.prec = old
     return Interval(mid, rad)
