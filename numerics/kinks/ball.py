@@ -44,7 +44,6 @@ class BudgetExceeded(RuntimeError):
 class BallResult:
     value2: Fraction
     pattern: tuple
-    point: tuple | None
     cells: int
     nodes: int
 
@@ -158,10 +157,11 @@ def _sub_flats_iv(A: Interval, c: Interval, n: Interval, h: Interval, p: np.ndar
     return A2, c2
 
 
-def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, sink=None) -> np.ndarray | None:
-    """Patterns (N × m bool; entries in S are placeholders) of the cells of the arrangement on the flat
-    x = c + A y (A: k × d, orthogonal rows ⊥ c) that meet the open ball. At the root (``sink`` given) the
-    rows are handed to ``sink(rows)`` plane by plane instead of being collected."""
+def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, sink=None):
+    """(patterns, G) of the cells of the arrangement on the flat x = c + A y (A: k × d, orthogonal rows ⊥ c)
+    that meet the open ball: patterns N × m bool (entries in S are placeholders), G the enclosures of the
+    partial gradients Σ_{j ∉ S} σ_j a_j w_j. At the root (``sink`` given) the blocks are handed to
+    ``sink(rows, G)`` plane by plane instead of being collected, and None is returned."""
     hit = ctx.memo.get(S)
     if hit is not None and sink is None:
         return hit
@@ -178,8 +178,8 @@ def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, s
         if j not in ex:
             Ae, ce = ctx.exact_param(path)
             w = ctx.Wq[j]
-            ex[j] = (tuple(E.dot(w, a) for a in Ae), E.dot(w, ce) + ctx.bq[j], Ae, ce)
-        return ex[j][0], ex[j][1]
+            ex[j] = (tuple(E.dot(w, a) for a in Ae), E.dot(w, ce) + ctx.bq[j])
+        return ex[j]
 
     def exact_rho2():
         Ae, ce = ctx.exact_param(path)
@@ -378,22 +378,19 @@ def _ranks(y: Interval, idx, exact_nh):
     return ranks
 
 
-def _first_unique(P: np.ndarray) -> np.ndarray:
-    packed = np.ascontiguousarray(np.packbits(P, axis=1))
+def _first_unique_packed(packed: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct row of a packbits array, in order."""
+    packed = np.ascontiguousarray(packed)
     _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
     return np.sort(first)
 
 
-def _unique_rows(P: np.ndarray) -> np.ndarray:
-    _, first = np.unique(np.packbits(P, axis=1), axis=0, return_index=True)
-    return P[np.sort(first)]
+def _first_unique(P: np.ndarray) -> np.ndarray:
+    return _first_unique_packed(np.packbits(P, axis=1))
 
 
 def _unique_count(packed_blocks) -> int:
-    if not packed_blocks:
-        return 0
-    P = np.vstack(packed_blocks)
-    return len(np.unique(P.view(np.dtype((np.void, P.shape[1]))).ravel()))
+    return len(_first_unique_packed(np.vstack(packed_blocks))) if packed_blocks else 0
 
 
 def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progress=None) -> BallResult:
@@ -403,7 +400,7 @@ def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progr
     vq = tuple(vq)
     m = len(Wq)
     if m == 0:
-        return BallResult(E.dot(vq, vq), (), None, 1, 0)
+        return BallResult(E.dot(vq, vq), (), 1, 0)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     ctx = _Ctx(list(Wq), list(bq), R * R, deadline, max_nodes, progress)
     Aq = [E.scale(a, w) for a, w in zip(aq, Wq, strict=True)]
@@ -436,4 +433,4 @@ def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progr
         v2 = E.dot(g, g)
         if best is None or v2 > best[0]:
             best = (v2, row)
-    return BallResult(best[0], tuple(bool(x) for x in best[1]), None, _unique_count(state["packed"]), ctx.nodes)
+    return BallResult(best[0], tuple(bool(x) for x in best[1]), _unique_count(state["packed"]), ctx.nodes)

@@ -188,7 +188,7 @@ def _fsqrt(q: Fraction) -> float:
 def _canon_rational(units, v, c, domain, rho, exact) -> Canonical:
     d = domain.d
     v, c = list(v), c
-    groups: dict[tuple, list] = {}  # normalised key → [w, b, a] with (w, b) the first member as given
+    groups: dict[tuple, list] = {}  # normalised hyperplane → [w, b, a], (w, b) its first unit scaled by 2^k
     for w, b, a in units:
         nw2 = sum(x * x for x in w)
         if nw2 == 0:
@@ -217,10 +217,10 @@ def _canon_rational(units, v, c, domain, rho, exact) -> Canonical:
             g[2] += a2 * max(abs(x) for x in w2) / max(abs(x) for x in g[0])
         else:
             groups[key] = [w2, b2, a2]
-    # the representative of each hyperplane is its first unit as given (float input stays float-exact)
-    rows = [tuple(g) for key, g in groups.items() if g[2] != 0]
-    order = {tuple(g): key for key, g in groups.items()}
-    rows.sort(key=lambda r: (r[1] * r[1] / sum(x * x for x in r[0]), order[r]))
+    # sorted by t² = b²/‖w‖², ties by the normalised hyperplane: the same order for every parametrisation
+    kept = sorted(((key, g) for key, g in groups.items() if g[2] != 0),
+                  key=lambda kg: (kg[1][1] ** 2 / sum(x * x for x in kg[1][0]), kg[0]))
+    rows = [tuple(g) for _, g in kept]
     Wq = tuple(r[0] for r in rows)
     bq = tuple(r[1] for r in rows)
     aq = tuple(r[2] for r in rows)

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-import sympy as sp
 
-__all__ = ["Q", "sgn", "sign1", "sign2", "QNum", "QPoint", "dot", "cross", "sub", "add", "scale", "to_sympy"]
+__all__ = ["sgn", "sign1", "sign2", "QNum", "QPoint", "dot", "cross", "sub", "add", "scale"]
 
-Q = Fraction
 ZERO = Fraction(0)
 
 
@@ -25,17 +23,15 @@ def sgn(x) -> int:
     return (x > 0) - (x < 0)
 
 
-_s = sgn
-
 
 def sign1(a, b, D) -> int:
     """sign(a + b√D) for rationals a, b and D ≥ 0."""
-    sa, sb = _s(a), _s(b)
+    sa, sb = sgn(a), sgn(b)
     if sb == 0 or D == 0:
         return sa
     if sa == 0 or sa == sb:
         return sb if sa == 0 else sa
-    return sa * _s(a * a - b * b * D)
+    return sa * sgn(a * a - b * b * D)
 
 
 def sign2(A, B, C, E, D1, D2) -> int:
@@ -73,9 +69,6 @@ class QNum:
     def __float__(self):
         return float(_mp(self.a) + _mp(self.b) * mpmath.sqrt(_mp(self.D)))
 
-    def sympy(self):
-        return sp.Rational(self.a) + sp.Rational(self.b) * sp.sqrt(sp.Rational(self.D))
-
 
 @dataclass(frozen=True)
 class QPoint:
@@ -103,16 +96,9 @@ class QPoint:
             return QNum(gg - al * al)
         return QNum(gg - al * al - be * be * self.D, -2 * al * be, self.D)
 
-    def equals(self, o: QPoint) -> bool:
-        return all(self.dot(e).cmp(o.dot(e)) == 0 for e in _basis(len(self.p)))
-
 
 def _mp(x):
     return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _basis(d):
-    return [tuple(Fraction(int(i == k)) for i in range(d)) for k in range(d)]
 
 
 def dot(x, y):
@@ -133,7 +119,3 @@ def add(x, y):
 
 def scale(s, x):
     return tuple(s * a for a in x)
-
-
-def to_sympy(x):
-    return sp.Rational(x.numerator, x.denominator)

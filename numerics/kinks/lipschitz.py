@@ -74,10 +74,6 @@ class Lipschitz:
         lo, up = float(self.lower), float(self.upper)
         return up / lo - 1 if lo > 0 else (0.0 if up == 0 else math.inf)
 
-    @property
-    def certified(self) -> bool:
-        return True
-
     def mp(self, end: str = "upper"):
         """The constant (exact results) or the chosen end of the bracket, as an mpmath number at the current
         precision: exact results are evaluated from ``value``, not from the float."""
@@ -115,7 +111,7 @@ def _float_sqrt(q: E.QNum) -> float:
         return float(mpmath.sqrt(max(x, 0)))
 
 
-def _exact_result(q: E.QNum, method, cells, witness, t0, exact_input, argmax=None) -> Lipschitz:
+def _exact_result(q: E.QNum, method, cells, witness, t0, argmax=None) -> Lipschitz:
     f = _float_sqrt(q)
     lo, hi = float(np.nextafter(f, -np.inf)), float(np.nextafter(f, np.inf))
     return Lipschitz(f, f, method, True, _qsqrt(q), cells, time.perf_counter() - t0, argmax or {}, witness,
@@ -178,7 +174,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
                              cells, time.perf_counter() - t0, {}, None, "exact")
         q, sig, pt, arcs = lipschitz_circle_rational(cf.Wq, cf.bq, cf.aq, cf.vq, warn_float=not cf.exact)
         return _exact_result(q, f"exact: {arcs} arcs between exactly ordered kinks on S¹", arcs,
-                             {"point": pt, "pattern": sig, "kind": "arc"}, t0, cf.exact)
+                             {"point": pt, "pattern": sig, "kind": "arc"}, t0)
     if not cf.rational:
         raise ValueError("the certified Lipschitz routines need rational entries on this domain (floats, "
                          "integers or SymPy Rationals); irrational SymPy entries are supported on S¹ only")
@@ -188,7 +184,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
             pat = tuple(i == j for i in range(cf.m))
             return _exact_result(q, f"exact: {cf.m} pairwise disjoint caps (closed form per cap, exact "
                                  "disjointness)", cf.m + 1, {"point": None, "pattern": pat, "kind": "cap"}, t0,
-                                 cf.exact, {"cap": j})
+                                 {"cap": j})
         if d == 3 and cf.m <= max_exact_units:
             def tick(j, m):
                 if progress is not None:
@@ -202,7 +198,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
             else:
                 return _exact_result(r.value2, f"exact: {r.cells} cells of the small-circle arrangement on S² "
                                      "(interval filter, exact fall-back)", r.cells,
-                                     {"point": r.point, "pattern": r.pattern, "kind": r.kind}, t0, cf.exact,
+                                     {"point": r.point, "pattern": r.pattern, "kind": r.kind}, t0,
                                      {"kind": r.kind})
     else:
         cm = cost_model(cf.m, domain)
@@ -218,7 +214,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
                 wit.make_point = lambda cf=cf, pat=r.pattern: _cell_point(cf, pat, domain)
                 return _exact_result(E.QNum(r.value2), f"exact: max ‖g_σ‖ over the {r.cells} cells meeting the "
                                      f"open ball (facet recursion over {r.nodes} flats, exact decisions)", r.cells,
-                                     wit, t0, cf.exact, {"pattern": list(r.pattern)})
+                                     wit, t0, {"pattern": list(r.pattern)})
     return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress)
 
 
@@ -299,7 +295,7 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> 
     remaining = 1.0 if deadline is None else max(deadline - time.perf_counter(), 1.0)
     if cf.m == 0:
         vv = E.dot(cf.vq, cf.vq)
-        return _exact_result(E.QNum(vv), "exact: no kinks", 1, None, t0, cf.exact)
+        return _exact_result(E.QNum(vv), "exact: no kinks", 1, None, t0)
     W = [list(w) for w in cf.Wq]
     if isinstance(domain, Sphere):  # seed the lower end inside every cap, near its rim (where τ is largest)
         seeds = _cap_seeds(cf, seed)
@@ -379,7 +375,3 @@ def rigidity(net, domain, *, activation: PiecewiseLinear = RELU, **kw) -> Rigidi
         four = E.QNum(4 * q.a, 4 * q.b, q.D)
         holds = all(E.QNum(x).cmp(four) <= 0 for x in j2)
     return Rigidity(w, L, top / (2 * up) if up > 0 else (math.inf if top > 0 else 0.0), holds)
-
-
-def _fraction_or_none(x):
-    return x if isinstance(x, Fraction) else None

@@ -122,7 +122,6 @@ class CircleArrangement:
     coincident: list = field(default_factory=list)  # others lying in the same plane (great-circle tests)
     e1: np.ndarray | None = None
     e2: np.ndarray | None = None
-    exact_order: object = None
 
     @property
     def E(self) -> int:
@@ -137,8 +136,6 @@ class CircleArrangement:
         P = len(self.positions)
         if P == 0:
             return 0
-        if self.exact_order is not None:
-            return self.exact_order(exact_point())
         phi, err = _angles(point.reshape(1, 3), self.e1, self.e2)
         phi, err = float(phi[0]), float(err[0])
         rel = self._rel()
@@ -430,10 +427,6 @@ def _order_exact(verts, w, e1, e2):
             out[-1].append(v)
         else:
             out.append([v])
-    for g in out:
-        for v in g:
-            if not np.isfinite(v.err):
-                v.err = 7.0
     pphi = np.array([g[0].phi for g in out])
     perr = np.array([max(v.err for v in g) for g in out])
     perr[:] = np.inf  # angles are not trusted: locate() falls back to exact comparisons
@@ -449,7 +442,7 @@ class S2Result:
     pattern: tuple        # the activation pattern of the maximising cell
     point: tuple          # a float approximation of the maximising point (None for "great")
     cells: int
-    decided_exactly: int  # decisions the float filter passed to exact arithmetic
+    great_tests: int      # cells whose great circle was tested for lying inside them
 
 
 def _gradients(pats: np.ndarray, Aiv: Interval, viv: Interval) -> Interval:
@@ -542,19 +535,6 @@ def lipschitz_s2(Wq, bq, aq, vq, *, progress=None) -> S2Result:
         e1, _ = _unit_frame(w)
         point = tuple(c + math.sqrt(max(1 - float(c @ c), 0.0)) * e1)
     return S2Result(val, (lo, hi), desc[0], desc[1], point, len(cells), tests)
-
-
-def _edge_point(arr: CircleArrangement, e: int):
-    """A float point inside edge e of a circle through the origin (a great circle), for the witness."""
-    P = len(arr.positions)
-    if P == 0:
-        return tuple(arr.e1)
-    a0 = arr.phi[e]
-    a1 = arr.phi[(e + 1) % P]
-    if P == 1:
-        a1 = a0 + 2 * math.pi
-    mid = a0 + ((a1 - a0) % (2 * math.pi) or 2 * math.pi) / 2
-    return tuple(math.cos(mid) * arr.e1 + math.sin(mid) * arr.e2)
 
 
 def _exact_g(sig, Aq, vq):
