@@ -18,7 +18,7 @@ Method
   its memory and time are *estimated first* (8·D² for H, twice that for eigvalsh, plus the chunked
   intermediates; time from this run's HVP and eigvalsh rates) and the size is skipped, with the reason
   recorded, when the estimate exceeds the budget (``--dense-mem-gb``, ``--dense-time-s``).
-* **HVP estimators** (c) are :mod:`numerics.estimators` on :func:`numerics.reference.hvp_operator`.
+* **HVP estimators** (c) are :mod:`numerics.ws.estimators` on :func:`numerics.ws.reference.hvp_operator`.
   The probe count that matches the closed form's accuracy is ``k = (s/(ε·|tr|))²`` from the per-probe
   spread s of this run's probes, with ε the closed form's measured relative error (float64 vs dps = 50).
 * **Exponents** are least-squares slopes in log-log coordinates over the asymptotic part of each sweep
@@ -362,13 +362,13 @@ class Bench:
     # -- helpers for (a), (b), (c) --------------------------------------------------------------------
     def closed(self, net, block=None):
         """The suite's closed form as a user calls it (its default block unless one is given)."""
-        from numerics.moments import ce_hessian_moments
+        from numerics.ws import ce_hessian_moments
 
         kw = {} if block is None else {"block": block}
         return lambda: ce_hessian_moments(*net, "tanh", **kw)
 
     def hvp(self, net):
-        from numerics.reference import hvp_operator
+        from numerics.ws.reference import hvp_operator
 
         hvp, D = hvp_operator(*net, "tanh")
         import torch
@@ -401,7 +401,7 @@ class Bench:
         """The dense Hessian, block of columns by block (forward-over-reverse, ``chunk`` columns a vmap)."""
         import torch
 
-        from numerics.reference import hvp_operator
+        from numerics.ws.reference import hvp_operator
 
         hvp, D = hvp_operator(*net, "tanh")
 
@@ -418,7 +418,7 @@ class Bench:
 
     # -- (a) vs (b) vs (c), n sweep at D ≈ 2000 and D sweep -----------------------------------------
     def sweep(self, key: str, cases: list[tuple[int, int, int]], progress=None):
-        from numerics.estimators import hutchinson, lanczos_lmax
+        from numerics.ws.estimators import hutchinson, lanczos_lmax
 
         g = self.grid
         rows = []
@@ -631,7 +631,7 @@ class Bench:
 
     # -- MNIST-sized: exact moments vs Lanczos vs Hutchinson ---------------------------------------
     def mnist(self):
-        from numerics.estimators import hutchinson, lanczos_lmax
+        from numerics.ws.estimators import hutchinson, lanczos_lmax
 
         g = self.grid
         (M, N), n = g.big_MN, g.big_n
@@ -707,7 +707,7 @@ class Bench:
     def mpmath_section(self):
         import mpmath
 
-        from numerics.moments import ce_hessian_moments
+        from numerics.ws import ce_hessian_moments
 
         g = self.grid
         M, N = g.mp_MN
@@ -752,7 +752,7 @@ class Bench:
     # -- flattest outer weights -----------------------------------------------------------------------
     def flatness(self):
         try:
-            from numerics.flatness import flattest_outer_weights
+            from numerics.flat import flattest_outer_weights
         except ImportError as exc:
             self.data["flatness"] = {"available": False, "reason": f"numerics.flatness not available: {exc}"}
             return
@@ -864,9 +864,9 @@ class Bench:
     # -- exact Lipschitz vs brute force --------------------------------------------------------------
     def kinks(self):
         try:
-            from numerics.kinks import Ball, lipschitz
+            from numerics.rob import Ball, lipschitz
         except ImportError as exc:
-            self.data["kinks"] = {"available": False, "reason": f"numerics.kinks not available: {exc}"}
+            self.data["kinks"] = {"available": False, "reason": f"numerics.rob not available: {exc}"}
             return
         g = self.grid
         rows = []
@@ -1035,7 +1035,7 @@ class Bench:
 
 
 def _flattest_job(Th, X, y, act, method="auto"):
-    from numerics.flatness import flattest_outer_weights
+    from numerics.flat import flattest_outer_weights
 
     t0 = time.perf_counter()
     res = flattest_outer_weights(Th, X, y, act, method=method)

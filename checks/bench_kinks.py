@@ -51,7 +51,7 @@ def _sample(net, dom, d, rng, n=20000):
 
 def run(seed: int = 0, quick: bool = False, log=print) -> dict:
     from checks.rob_oracles import ball_brute_force
-    from numerics import kinks as K
+    from numerics import rob as K
 
     rows = []
     for dom, d, m, limit in (GRID_QUICK if quick else GRID_FULL):
@@ -88,7 +88,7 @@ def markdown(data: dict) -> str:
     if not data or not data.get("available"):
         return ""
     out = ["## Certified Lipschitz constants: time and gap against m and d", "",
-           "Each net once, with the cost model of `numerics.kinks.lipschitz` (exact, or a branch-and-bound bracket "
+           "Each net once, with the cost model of `numerics.rob.lipschitz` (exact, or a branch-and-bound bracket "
            "to `rel_gap = 1%` within the time limit). *Sampling* is the author's method (20 000 uniform points); "
            "its under-report is (certified lower end − sampled max)/(certified lower end).", "",
            "| domain | d | m | limit (s) | time (s) | result | lower | upper | certified gap "

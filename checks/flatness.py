@@ -17,9 +17,9 @@ import sympy as sp
 from checks import flatness_reference as ref
 from checks.evidence import TOL, Outcome, digits_agreed, rel_err
 from checks.registry import Context, claim
-from numerics import flatness as nf
-from numerics._derived import flatness as derived
-from proofs import flatness as pf
+from numerics._derived import flat as derived
+from numerics.flat import core as nf
+from proofs.flat import core as pf
 
 SYMMETRY = claim(
     "flat.symmetry",

@@ -14,7 +14,7 @@ from scipy.stats import spearmanr
 from checks.evidence import Outcome
 from checks.flatness import APPROX, BAD, GENERALIZE
 from checks.registry import Context, claim
-from numerics import flatness as nf
+from numerics.flat import core as nf
 
 
 def directions(U: np.ndarray, m: int, rho: float, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:

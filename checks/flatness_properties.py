@@ -26,8 +26,8 @@ from checks.evidence import TOL, Outcome
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.flatness import DUALITY, SYMMETRY, UPSILON
 from checks.registry import Context
-from numerics import flatness as nf
-from numerics._derived import flatness as derived
+from numerics._derived import flat as derived
+from numerics.flat import core as nf
 
 ACT_SPECS = ("relu", "leaky_relu:0.1", "leaky_relu:0.5", "quadratic", "relu_power:1.5", "relu_power:2",
              "relu_power:3", "abs_power:1.5", "abs_power:2.5", "abs_power:3")

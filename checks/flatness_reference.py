@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.flatness import Activation, get_activation
+from numerics.flat import Activation, get_activation
 
 # ---------------------------------------------------------------------------------------------------
 # exact Hessian trace

@@ -3,7 +3,7 @@ r"""rob.law (E): Shmalo's simulation, rerun with certified Lipschitz brackets in
 Data: n points uniform on S^{d−1}, pure-noise labels ±1 (noise level σ² = 1). Nets
 f(x) = Σ_k a_k ReLU(w_k·x + b_k) + v·x + c are trained full-batch with Adam on
 MSE + λ·(path norm Σ_k |a_k| ‖(w_k, b_k)‖) until they fit ε below the noise floor,
-(1/n) Σ (f(x_i) − y_i)² ≤ 1 − ε. For each trained net :func:`numerics.kinks.lipschitz` on Sphere(d) gives
+(1/n) Σ (f(x_i) − y_i)² ≤ 1 − ε. For each trained net :func:`numerics.rob.lipschitz` on Sphere(d) gives
 a certified bracket [lower, upper] of the geodesic Lipschitz constant (exact in d = 3; in d = 32 with
 overlapping caps the upper end is the all-patterns bound, so we report the gap). The law predicts
 Lip ≥ c ε √(n / (m̄ log(C m̄ n d/ε))), m̄ = m + 1 for ReLU.
@@ -26,7 +26,7 @@ import numpy as np
 
 from checks.evidence import Outcome
 from checks.registry import Context
-from numerics import kinks as K
+from numerics import rob as K
 
 LAMBDA_PATH = 1e-4
 EPS_MIN = 0.5

@@ -8,7 +8,7 @@ each property is two-sided: it fails on a constant that is too high as well as o
 * ``oracle_ball`` — the exact constant on B_R equals the SOCP brute force over all 2^m patterns
   (:func:`checks.rob_oracles.ball_brute_force`, exact acceptance), as exact rationals;
 * ``single_pole`` — on S^{d−1} the constant of a single-pole net equals the one-dimensional formula of
-  SPEC §4 (:func:`numerics.kinks.single_pole_lipschitz`) exactly in d = 3; in d ≥ 4, where the general
+  SPEC §4 (:func:`numerics.rob.single_pole_lipschitz`) exactly in d = 3; in d ≥ 4, where the general
   routine brackets, the bracket contains it;
 * ``probe_s2`` — no genuine point of S² has a larger tangential gradient than the exact constant (dense
   two-sided probes, :func:`checks.rob_oracles.sphere_probe`; a probe point above it is re-evaluated exactly at a
@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 
 from checks import rob_oracles, rob_strategies
 from checks.falsify import NotApplicable, Property
-from numerics import kinks as K
-from numerics.kinks import exact as KE
+from numerics import rob as K
+from numerics.rob import exact as KE
 
 __all__ = ["oracle_ball_property", "single_pole_property", "probe_s2_property", "float_vs_rational_property",
            "degenerate_rigidity_property", "exact_tangential2"]

@@ -4,7 +4,7 @@ A net is ``(W, b, a, v, c)`` with ``f(x) = Σ_k a_k ReLU(W_k·x + b_k) + v·x + 
 On the open cell with sign pattern σ (σ_k = 1 iff W_k·x + b_k > 0) the gradient is
 ``g_σ = v + Σ_k σ_k a_k W_k``.
 
-These oracles share no code with the arrangement code they judge (``numerics.kinks``,
+These oracles share no code with the arrangement code they judge (``numerics.rob``,
 ``checks.robustness`` …): they import only numpy, cvxpy and the standard library, and they reach
 their answers by different routes:
 

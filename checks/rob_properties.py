@@ -3,7 +3,7 @@ r"""Falsification properties for rob.* (SPEC §3): strategies, float64 screens, 
 Every case is plain JSON (floats, or integers for exact S¹ configurations), so a reproducer rebuilds it.
 Screens use float64 nets and the float64 arrangement code; confirmations rebuild the case in exact
 arithmetic (float64 entries are binary rationals) and decide with the 50-digit combinatorics and exact
-values of :mod:`numerics.kinks`.
+values of :mod:`numerics.rob`.
 
 Adversarial features the net strategy plants (``kind``): near-parallel pairs (relative tilt 1e-3..1e-9),
 thresholds within 1e-9..1e-3 of ±ρ (ρ = R or 1), ±10⁶ cancelling units on one hyperplane with different
@@ -20,7 +20,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from checks.falsify import NotApplicable, Property
-from numerics import kinks as K
+from numerics import rob as K
 
 KINDS = ("plain", "near_parallel", "edge_threshold", "cancel_1e6", "same_plane", "outside")
 _f = st.floats(-2.0, 2.0, allow_nan=False, allow_infinity=False, width=64)

@@ -21,11 +21,11 @@ from checks import rob_properties as RP
 from checks.evidence import TOL, Outcome, digits_agreed
 from checks.falsify import falsify
 from checks.registry import Context, claim
-from numerics import kinks as K
-from numerics._derived import kinks as D
-from numerics.kinks.caps import lipschitz_disjoint_caps
-from numerics.kinks.sphere2 import lipschitz_s2
-from proofs import kinks as PK
+from numerics import rob as K
+from numerics._derived import rob as D
+from numerics.rob.caps import lipschitz_disjoint_caps
+from numerics.rob.sphere2 import lipschitz_s2
+from proofs.rob import core as PK
 
 CANONICAL = claim(
     "rob.canonical",

@@ -11,9 +11,9 @@ import numpy as np
 
 from checks.evidence import TOL, Outcome, digits_agreed, rel_err
 from checks.registry import Context, claim
-from numerics.moments import ce_hessian_moments, ws_bounds
-from numerics.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
-from proofs import hessian_moments as hm
+from numerics.ws import ce_hessian_moments, ws_bounds
+from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
+from proofs.ws import core as hm
 
 THEOREM = claim(
     "ws.theorem",

@@ -3,7 +3,7 @@ r"""Experiments (E) for ws.experiment, ws.dependence and ws.overfit (SPEC §1; O
 The net is the SPEC's M–N–1 net z(x) = v·tanh(Wx + b) + c with biases (D = N(M+2) + 1) and mean BCE.
 SPEC allows several smooth activations and only the paper's abstract is public; tanh is used
 throughout and named in every report line. λ_sup = μ + √(D−1)σ always comes from the closed-form moments
-(:func:`numerics.moments.ce_hessian_moments`); the dense Hessian (:func:`numerics.reference.ce_hessian_torch`)
+(:func:`numerics.moments.ce_hessian_moments`); the dense Hessian (:func:`numerics.ws.reference.ce_hessian_torch`)
 is built only for the exact λ_1 it is compared with, and for the Newton polish at D = 13.
 
 **Data.** Two Gaussian classes in R², balanced:
@@ -46,8 +46,8 @@ from scipy import optimize, special, stats
 from checks.evidence import TOL, Outcome, rel_err
 from checks.registry import Context
 from checks.ws import DEPENDENCE, EXPERIMENT, OVERFIT
-from numerics.moments import ce_hessian_moments, ws_bounds
-from numerics.reference import ce_hessian_torch, torch_loss_fn
+from numerics.ws import ce_hessian_moments, ws_bounds
+from numerics.ws.reference import ce_hessian_torch, torch_loss_fn
 
 ACT = "tanh"
 MEANS = (np.array([-1.0, 0.0]), np.array([1.0, 0.5]))
@@ -154,7 +154,7 @@ class CriticalPoint:
     grad_norm: float  # ‖∇L_λ(θ)‖₂ by torch autograd
     lbfgs_iters: int
     newton_steps: int
-    hessian: np.ndarray  # dense BCE Hessian H at θ (numerics.reference), without the λI
+    hessian: np.ndarray  # dense BCE Hessian H at θ (numerics.ws.reference), without the λI
 
 
 def find_critical_point(X, y, theta0: np.ndarray, l2: float, *, N: int, max_newton: int = 8) -> CriticalPoint:

@@ -20,8 +20,8 @@ from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
 from checks.strategies import NetCase, SpectrumCase, ce_nets, spectra
 from checks.ws import BOUND, THEOREM
-from numerics.moments import ce_hessian_moments, ws_bounds
-from numerics.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
+from numerics.ws import ce_hessian_moments, ws_bounds
+from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
 
 SCREEN_TOL = 1e-9  # relative float64 slack before a screen hit becomes a candidate
 CONFIRM_TOL = mpmath.mpf(10) ** -30  # relative slack at 50 digits

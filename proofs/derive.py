@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("proofs.hessian_moments", "proofs.flatness", "proofs.kinks")
+MODULES = ("proofs.ws.core", "proofs.flat.core", "proofs.rob.core")
 
 
 def collect(modules=MODULES):

@@ -5,7 +5,7 @@ Why the oracles are independent of the code under test:
 * the flop model ``closed_form_cost`` is checked against a hand count for one block and against the
   n²(M+1+6N) leading term read off ``numerics/moments.py`` and its generated kernels (not a timing);
 * the exponent fitter is checked on exact power laws;
-* the brute-force Lipschitz baseline (an SOCP per sign pattern) and ``numerics.kinks.lipschitz`` (a
+* the brute-force Lipschitz baseline (an SOCP per sign pattern) and ``numerics.rob.lipschitz`` (a
   recursive arrangement enumeration) share no code; they must agree on the value;
 * the quick run is checked for the files and keys it promises, not for its numbers.
 """
@@ -58,7 +58,7 @@ def test_memory_helpers_see_a_large_allocation():
 
 
 def test_brute_force_baseline_agrees_with_exact_lipschitz():
-    kinks = pytest.importorskip("numerics.kinks")
+    kinks = pytest.importorskip("numerics.rob")
     rng = np.random.default_rng(7)
     for d in (2, 3):
         m = 5

@@ -1,11 +1,11 @@
-"""HVP estimators (numerics.estimators) against two oracles, on one shared list of cases.
+"""HVP estimators (numerics.ws.estimators) against two oracles, on one shared list of cases.
 
 Why the oracles are independent of the code under test:
 
 * (a) the closed form ``numerics.moments.ce_hessian_moments`` never touches torch or a probe: it sums
   SymPy-derived kernels over sample pairs in numpy. Agreement within the *reported* standard error
   checks the estimators' unbiasedness and their stderr at once.
-* (b) the dense Hessian ``numerics.reference.ce_hessian_torch`` is ``torch.func.hessian`` followed by
+* (b) the dense Hessian ``numerics.ws.reference.ce_hessian_torch`` is ``torch.func.hessian`` followed by
   ``numpy.linalg.eigvalsh`` (LAPACK). It shares the loss definition with the HVPs, so it checks the
   *estimators* (probing, Lanczos recurrence, reorthogonalisation), and it gives the exact single-probe
   variances 2(‖A‖_F² − Σ A_ii²) against which the reported stderr is judged.
@@ -20,10 +20,9 @@ import numpy as np
 import pytest
 import torch
 
-from numerics import estimators
-from numerics.estimators import hutchinson, lanczos_lmax, probes_for_rel_stderr
-from numerics.moments import ce_hessian_moments
-from numerics.reference import ce_hessian_torch, hvp_operator
+from numerics.ws import ce_hessian_moments, estimators
+from numerics.ws.estimators import hutchinson, lanczos_lmax, probes_for_rel_stderr
+from numerics.ws.reference import ce_hessian_torch, hvp_operator
 
 Z_TOL = 4.0  # |estimate − exact| ≤ 4 reported stderr (a 6e-5 two-sided chance per check for a normal mean)
 

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pytest
 
-import numerics.flatness as nf
+import numerics.flat.core as nf
 from checks.registry import Context, select
 
 

@@ -16,7 +16,7 @@ from checks.flatness_properties import (
     upsilon_le_trace_property,
     weak_duality_property,
 )
-from numerics._derived import flatness as D
+from numerics._derived import flat as D
 
 
 def wrong_exponent(A, B, abs_a, c, _m=D.NP):

@@ -1,4 +1,4 @@
-"""numerics.kinks: canonical forms and exact Lipschitz constants (SPEC §3).
+"""numerics.rob: canonical forms and exact Lipschitz constants (SPEC §3).
 
 Why the oracles are independent of the code under test:
 
@@ -24,10 +24,10 @@ import pytest
 import sympy as sp
 
 from checks.rob_oracles import ball_brute_force
-from numerics import kinks as K
-from numerics.kinks import ball as KB
-from numerics.kinks.caps import lipschitz_disjoint_caps
-from numerics.kinks.sphere2 import lipschitz_s2
+from numerics import rob as K
+from numerics.rob import ball as KB
+from numerics.rob.caps import lipschitz_disjoint_caps
+from numerics.rob.sphere2 import lipschitz_s2
 
 
 def rnet(rng, m, d, bscale=0.5):

@@ -9,26 +9,15 @@ The oracles are independent of the module under test:
 * witnesses: re-verified here in Fractions with our own code (not the module's flint routine);
 * caps: the width-2n "cap" net whose constant √7 is known in closed form.
 """
-import importlib.util
 import math
-import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
 import pytest
 
-try:
-    from numerics.kinks.bracket import Bracket, certified_bracket
-except ImportError:  # numerics/kinks may still be a module (kinks.py) in this checkout
-    _p = Path(__file__).resolve().parents[1] / "numerics" / "kinks" / "bracket.py"
-    _spec = importlib.util.spec_from_file_location("numerics_kinks_bracket", _p)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules[_spec.name] = _mod
-    _spec.loader.exec_module(_mod)
-    Bracket, certified_bracket = _mod.Bracket, _mod.certified_bracket
+from numerics.rob.bracket import Bracket, certified_bracket
 
 
 def _net(d, m, seed, bscale=0.3):

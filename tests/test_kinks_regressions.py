@@ -2,7 +2,7 @@
 
 Oracles, and why they are independent of the arrangement code:
 
-* the single-pole constant of SPEC §4 (:func:`numerics.kinks.single_pole_lipschitz`): a one-dimensional
+* the single-pole constant of SPEC §4 (:func:`numerics.rob.single_pole_lipschitz`): a one-dimensional
   formula over the thresholds, in exact SymPy arithmetic, sharing nothing with the circle arrangement;
 * a geodesic difference quotient of f written out from its definition;
 * :func:`checks.rob_oracles.ball_brute_force`: 2^m SOCPs with exact acceptance of each cell;
@@ -19,9 +19,9 @@ import pytest
 import sympy as sp
 
 from checks.rob_oracles import ball_brute_force
-from numerics import kinks as K
-from numerics.kinks.caps import lipschitz_disjoint_caps
-from numerics.kinks.sphere2 import lipschitz_s2
+from numerics import rob as K
+from numerics.rob.caps import lipschitz_disjoint_caps
+from numerics.rob.sphere2 import lipschitz_s2
 
 SEAM = ([[1, 0, 0], [1, 0, 0]], [-1 / 3, -2 / 5], [-0.22, -0.05], [-0.8, 0.18, 0.0], 0.0)
 

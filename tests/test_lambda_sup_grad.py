@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 import torch
 
-from numerics.moments import ce_hessian_moments, lambda_sup_grad
-from numerics.reference import torch_loss_fn
+from numerics.ws import ce_hessian_moments, lambda_sup_grad
+from numerics.ws.reference import torch_loss_fn
 
 
 def _net(seed, N=3, M=2, n=14, bias=True):

@@ -20,8 +20,8 @@ from checks.ws_properties import (
     theorem_bounds_property,
     theorem_equality_property,
 )
-from numerics._derived import ws_kernels
-from numerics.moments import ce_hessian_moments, ws_bounds
+from numerics._derived import ws as ws_kernels
+from numerics.ws import ce_hessian_moments, ws_bounds
 
 
 def ws_bounds_sqrt_d(trace, trace_sq, dim):

@@ -1,4 +1,4 @@
-"""proofs.hessian_moments: the symbolic checks pass, and they fail when the kernel form is wrong.
+"""proofs.ws.core: the symbolic checks pass, and they fail when the kernel form is wrong.
 
 Oracle: ``sympy.hessian`` of the full loss with a generic φ and ℓ (SPEC §1, level S); the kernel form
 is assembled from block kernels that SymPy *solved* for, never typed in.
@@ -7,7 +7,7 @@ is assembled from block kernels that SymPy *solved* for, never typed in.
 import pytest
 import sympy as sp
 
-from proofs import hessian_moments as hm
+from proofs.ws import core as hm
 
 
 def test_bce_derivatives():
@@ -53,4 +53,4 @@ def test_generated_code_is_fresh():
     """The committed numerics/_derived files equal a fresh derivation (the same gate CI runs)."""
     from proofs.derive import main
 
-    assert main(["--check", "--modules", "proofs.hessian_moments"]) == 0
+    assert main(["--check", "--modules", "proofs.ws.core"]) == 0

@@ -1,6 +1,6 @@
 r"""Tests that make the independent Lipschitz oracles trustworthy on their own.
 
-Why each oracle is independent of the code it judges (``numerics.kinks``, ``checks.robustness``):
+Why each oracle is independent of the code it judges (``numerics.rob``, ``checks.robustness``):
 
 * ``checks.rob_oracles.ball_brute_force`` enumerates all 2^m sign patterns and decides each by an SOCP
   plus an *exact rational witness point* (or an exact rational emptiness certificate); it never builds
@@ -8,8 +8,8 @@ Why each oracle is independent of the code it judges (``numerics.kinks``, ``chec
 * ``checks.rob_oracles.sphere_probe`` / ``sphere_sample`` only evaluate the tangential gradient at float
   points (probes along kink circles, great circles, random points); they are lower bounds by
   construction.
-* ``numerics.kinks.single_pole.single_pole_lipschitz`` uses the one-dimensional closed form of SPEC §4
-  in exact rational arithmetic; it imports nothing from the rest of ``numerics.kinks``.
+* ``numerics.rob.single_pole.single_pole_lipschitz`` uses the one-dimensional closed form of SPEC §4
+  in exact rational arithmetic; it imports nothing from the rest of ``numerics.rob``.
 
 Here they are checked against hand-derived constants and against each other, two-sided where possible
 (lower bounds from genuine points, exact values from the formulas, cell counts from combinatorics).
@@ -20,10 +20,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-import sys
 from fractions import Fraction
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,15 +31,7 @@ from checks.rob_oracles import ball_brute_force, sphere_probe, sphere_sample
 
 
 def _load_single_pole():
-    try:
-        return importlib.import_module("numerics.kinks.single_pole")
-    except ImportError:  # numerics/kinks is still a module, not yet a package
-        path = Path(__file__).resolve().parents[1] / "numerics" / "kinks" / "single_pole.py"
-        spec = importlib.util.spec_from_file_location("_single_pole_oracle", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-        return mod
+    return importlib.import_module("numerics.rob.single_pole")
 
 
 single_pole_lipschitz = _load_single_pole().single_pole_lipschitz

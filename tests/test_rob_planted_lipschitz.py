@@ -16,10 +16,10 @@ import pytest
 
 from checks import rob_lipschitz as RL
 from checks.falsify import falsify
-from numerics import kinks as K
-from numerics.kinks import ball as KB
-from numerics.kinks import exact as KE
-from numerics.kinks import sphere2 as KS
+from numerics import rob as K
+from numerics.rob import ball as KB
+from numerics.rob import exact as KE
+from numerics.rob import sphere2 as KS
 
 
 def _found(prop, seed=0):

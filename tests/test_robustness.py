@@ -62,7 +62,7 @@ def test_planted_bug_value_bound_with_tiny_constant_is_found(tmp_path):
 
 def test_dropping_a_cell_fails_the_rigidity_ball_precision_level(monkeypatch, tmp_path):
     """An evaluator that loses a cell of the arrangement disagrees with the 2^m brute-force oracle."""
-    from numerics.kinks import ball as KB
+    from numerics.rob import ball as KB
 
     real = KB._line_cells
 

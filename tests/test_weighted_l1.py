@@ -1,4 +1,4 @@
-"""numerics.weighted_l1 (the p = 1 flattest-interpolator LP) against solvers it shares no code with.
+"""numerics.flat.weighted_l1 (the p = 1 flattest-interpolator LP) against solvers it shares no code with.
 
 Oracles: scipy's HiGHS on the split LP ``min c·x, [Φ, −Φ]x = y, x ≥ 0``; brute-force enumeration of
 every basic solution for tiny problems; weak duality checked on the returned ν itself.
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-import numerics.flatness as nf
-from numerics.weighted_l1 import weighted_l1_min
+import numerics.flat.core as nf
+from numerics.flat.weighted_l1 import weighted_l1_min
 
 
 def highs(Phi, y, w):

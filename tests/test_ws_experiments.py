@@ -1,7 +1,7 @@
 """The E levels of ws.experiment, ws.dependence and ws.overfit (SPEC §1), in quick mode.
 
 Why the oracle is independent: the optimiser under test takes its gradients from
-``numerics.reference.torch_loss_fn`` (BCE with logits) and its Hessians from ``ce_hessian_torch``
+``numerics.ws.reference.torch_loss_fn`` (BCE with logits) and its Hessians from ``ce_hessian_torch``
 (``torch.func``); λ_sup comes from the closed-form moments. This module writes the regularised loss
 again from the definition, BCE(y, σ(z)) = softplus(z) − y·z with z = v·tanh(Wx + b) + c, plus (λ/2)‖θ‖²,
 and differentiates it with ``torch.autograd`` (gradient) and ``torch.autograd.functional.hessian``.
@@ -19,7 +19,7 @@ import torch
 from checks.registry import Context
 from checks.ws import DEPENDENCE, EXPERIMENT, OVERFIT
 from checks.ws_experiments import GRAD_TOL, l2_shift, macro_f1, training_set
-from numerics.moments import ce_hessian_moments, ws_bounds
+from numerics.ws import ce_hessian_moments, ws_bounds
 
 N, M = 3, 2
 D = N * (M + 2) + 1

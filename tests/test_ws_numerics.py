@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 
 from checks.evidence import digits_agreed
-from numerics.moments import ce_hessian_moments, ws_bounds
-from numerics.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
-from numerics.smooth import NAMED, T, get_activation
+from numerics.ws import ce_hessian_moments, ws_bounds
+from numerics.ws.activations import NAMED, T, get_activation
+from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
 
 
 def _net(rng, N=3, M=2, n=9, bias=True, scale=1.0):
@@ -37,7 +37,7 @@ def test_closed_form_matches_autograd(act, bias, N, M, n):
 @pytest.mark.parametrize("name", ["gg", "gKg", "KK"])
 def test_generated_factors_agree_with_generated_kernels(name):
     """The factored form Σ_p G^p (L_p R_pᵀ) that the blocked sums use equals the kernel function."""
-    from numerics._derived import ws_kernels
+    from numerics._derived import ws as ws_kernels
 
     rng = np.random.default_rng(1)
     Ti = tuple(rng.normal(size=(5, 4)) for _ in range(3))

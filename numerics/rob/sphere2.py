@@ -14,9 +14,9 @@ is no seam), each edge has two side cells, and the candidates are the endpoints 
 inside each edge, for both sides; then, for cells in decreasing order of ‖g_σ‖², the great-circle test
 builds the arrangement induced on G_σ and asks whether one of its edges has pattern σ.
 
-Every decision is made in float64 interval arithmetic (``numerics.kinks.interval``) and, where an
-interval cannot decide, exactly: vertices are p ± √D q with rational p, q, D (:class:`~numerics.kinks.exact.QPoint`),
-and signs in Q(√D₁, √D₂) are decided by :func:`~numerics.kinks.exact.sign2`. Cyclic order along a
+Every decision is made in float64 interval arithmetic (``numerics.rob.interval``) and, where an
+interval cannot decide, exactly: vertices are p ± √D q with rational p, q, D (:class:`~numerics.rob.exact.QPoint`),
+and signs in Q(√D₁, √D₂) are decided by :func:`~numerics.rob.exact.sign2`. Cyclic order along a
 circle comes from float angles with rigorous error bounds; points whose angles cannot be separated are
 ordered by the exact sign of (P₁ × P₂)·w, and equal points (many circles through one point) are merged.
 Tangent circles meet in one point and flip no sign. The maximum is finally compared exactly among all
@@ -31,8 +31,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics.kinks import exact as E
-from numerics.kinks.interval import Interval, U, Undecided, from_fractions, matmul, stack
+from numerics.rob import exact as E
+from numerics.rob.interval import Interval, U, Undecided, from_fractions, matmul, stack
 
 __all__ = ["lipschitz_s2", "S2Result", "circle_arrangement"]
 

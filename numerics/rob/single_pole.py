@@ -42,7 +42,7 @@ Inputs: ints, floats (taken as the exact binary rationals they are), ``Fraction`
 ``ValueError``. The domain is the sphere S^{d-1} only, d ≥ 3 (for d = 2 the level sets are two points
 and the formula is wrong).
 
-This module is an independent oracle: it imports nothing from the rest of ``numerics.kinks`` or
+This module is an independent oracle: it imports nothing from the rest of ``numerics.rob`` or
 ``checks``.
 """
 

@@ -169,7 +169,7 @@ class Net:
 def parse(net, d: int | None = None) -> Net:
     if not isinstance(net, list | tuple) or len(net) != 5:
         raise ValueError("net must be a 5-tuple (W, b, a, v, c)" + (
-            "; for a torch.nn.Module use numerics.kinks.lipschitz_from_module" if hasattr(net, "parameters")
+            "; for a torch.nn.Module use numerics.rob.lipschitz_from_module" if hasattr(net, "parameters")
             else ""))
     W, b, a, v, c = (_to_numpy(x, n) for x, n in zip(net, "Wbavc", strict=True))
     exact = is_exact_input([W, b, a, v, c])

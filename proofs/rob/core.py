@@ -14,7 +14,7 @@ f(x) = Σ_k a_k ReLU(w_k·x + b_k) + v·x + c; nothing below writes a closed for
   pairs, every jump of f′ cancels, |α_j|√(1 − t_j²) = κ, and the exact Lipschitz constant on S¹ from
   f(φ) = Σ α_j max(0, cos(φ − θ_j) − cos a_j), arc by arc.
 
-``artifacts()`` writes ``proofs/latex/kinks.tex`` and ``numerics/_derived/kinks.py``.
+``artifacts()`` writes ``proofs/latex/rob.tex`` and ``numerics/_derived/rob.py``.
 """
 
 from __future__ import annotations
@@ -209,8 +209,8 @@ def artifacts() -> list[Artifact]:
     t, al = sp.symbols("t alpha", real=True)
     jump_norm = sp.Abs(al) * sp.sqrt(1 - t**2)
     ec = even_cycle()
-    code = HEADER.format(source="proofs/kinks.py") + "\n".join([
-        '"""Closed forms derived in proofs/kinks.py (SPEC §3)."""',
+    code = HEADER.format(source="proofs/rob/core.py") + "\n".join([
+        '"""Closed forms derived in proofs/rob/core.py (SPEC §3)."""',
         "",
         "import mpmath",
         "",
@@ -241,7 +241,7 @@ def artifacts() -> list[Artifact]:
         f"EVEN_CYCLE_LIPSCHITZ_EXACT = {str(sp.sstr(ec.lipschitz))!r}",
         "",
     ])
-    tex = latex_doc("law of robustness (Shmalo 2026), derived in proofs/kinks.py", [
+    tex = latex_doc("law of robustness (Shmalo 2026), derived in proofs/rob/core.py", [
         ("ReLU orientation flip", r"\operatorname{ReLU}(-z) = \operatorname{ReLU}(z) - z"),
         ("unit normalisation", r"a\operatorname{ReLU}(w\cdot x+b) = a\|w\|\operatorname{ReLU}(u\cdot x - t),"
                                r"\quad u = w/\|w\|,\ t = -b/\|w\|"),
@@ -253,4 +253,4 @@ def artifacts() -> list[Artifact]:
          sp.Eq(sp.Symbol(r"\operatorname{Lip}"), ec.lipschitz)),
         ("even cycle, violation ratio", sp.Eq(sp.Symbol(r"\kappa/(2\operatorname{Lip})"), ec.ratio)),
     ])
-    return [Artifact("proofs/latex/kinks.tex", tex), Artifact("numerics/_derived/kinks.py", code)]
+    return [Artifact("proofs/latex/rob.tex", tex), Artifact("numerics/_derived/rob.py", code)]

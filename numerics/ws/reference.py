@@ -6,7 +6,7 @@
 * :func:`ce_hessian_mpmath`: ``sympy.hessian`` of the per-sample BCE loss of the concrete network
   (concrete φ, concrete BCE), lambdified to mpmath and summed over samples at ``dps`` digits.
 * :func:`hvp_operator`: Hessian-vector products with ``torch.func`` (forward-over-reverse), for the
-  matrix-free estimators in ``numerics.estimators``.
+  matrix-free estimators in ``numerics.ws.estimators``.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.moments import dim_of, validate_net
-from numerics.smooth import T, get_activation
+from numerics.ws.activations import T, get_activation
+from numerics.ws.moments import dim_of, validate_net
 
 
 def _theta(W, b, v, c, bias):
@@ -108,9 +108,9 @@ def _generic_sample_hessian(M: int, N: int, bias: bool):
 
     The arguments after (θ, x) are the values φ^{(r)}(a_k) and ℓ′(z), ℓ″(z); the caller supplies them
     from the SymPy derivatives of the concrete φ and from BCE (ℓ′ = p − y, ℓ″ = p(1 − p), derived in
-    ``proofs.hessian_moments.derive_bce``). Fast to build at any size.
+    ``proofs.ws.core.derive_bce``). Fast to build at any size.
     """
-    from proofs.hessian_moments import DERIVS, d2ell, dell, ell
+    from proofs.ws.core import DERIVS, d2ell, dell, ell
 
     theta, x, y, z = _sample_net(M, N, bias, lambda a: DERIVS[0](a))
     H = sp.hessian(ell(z, y), theta)

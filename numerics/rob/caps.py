@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from numerics.kinks import exact as E
+from numerics.rob import exact as E
 
 __all__ = ["caps_disjoint_exact", "lipschitz_disjoint_caps"]
 

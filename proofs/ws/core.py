@@ -21,8 +21,8 @@ Derivation, in four steps, each checked by exact simplification to 0:
    trace (and squared Frobenius norm) of ``sympy.hessian`` of the full loss expands to exactly 0.
 
 ``artifacts`` turns the block kernels into vectorised code (each Σ_k over units becomes a matrix
-product of per-sample unit tables) in ``numerics/_derived/ws_kernels.py`` and LaTeX in
-``proofs/latex/ws_kernels.tex``; ``numerics.moments`` runs on that code.
+product of per-sample unit tables) in ``numerics/_derived/ws.py`` and LaTeX in
+``proofs/latex/ws.tex``; ``numerics.moments`` runs on that code.
 
 The Wolkowicz–Styan theorem is derived in ``derive_ws_theorem``.
 """
@@ -423,7 +423,7 @@ def artifacts() -> list[Artifact]:
     if kb_bias != kb_nobias:
         raise ArithmeticError("block kernels differ with/without bias in the unit block")
     kc = output_bias_kernels()
-    lines = [HEADER.format(source="proofs/hessian_moments.py"),
+    lines = [HEADER.format(source="proofs/ws/core.py"),
              '"""Block kernels of the CE Hessian of an M-N-1 net, as derived by SymPy.',
              "",
              "Ti, Tj: tuples (P0, P1, P2) of unit tables phi^(r)(a_ik), shape (rows, N); v: (N,);",
@@ -449,7 +449,7 @@ def artifacts() -> list[Artifact]:
                       f'    """{name} = sum over (p, L, R) of G**p * (L @ R.T); L rows follow Ti, R rows Tj."""',
                       f"    return {_factor_code(kb_bias[name])}", "", ""]
     code = "\n".join(lines).rstrip() + "\n"
-    tex = latex_doc("block kernels of the cross-entropy Hessian (proofs/hessian_moments.py)", [
+    tex = latex_doc("block kernels of the cross-entropy Hessian (proofs/ws/core.py)", [
         (f"kernel {name}", sp.Eq(sp.Symbol(r"\kappa_{\mathrm{" + name + "}}"), kb_bias[name])) for name in KERNELS
     ] + [
         ("trace", r"\operatorname{tr}H=\frac1n\sum_i\Big(q_i\big(\textstyle\sum_k\kappa_{g2}+[c]\big)"
@@ -457,4 +457,4 @@ def artifacts() -> list[Artifact]:
         ("trace of square", r"\operatorname{tr}H^2=\frac1{n^2}\sum_{i,j}\Big(q_iq_j\big(\textstyle\sum_k"
                             r"\kappa_{gg}+[c]\big)^2+2q_ir_j\sum_k\kappa_{gKg}+r_ir_j\sum_k\kappa_{KK}\Big)"),
     ])
-    return [Artifact("numerics/_derived/ws_kernels.py", code), Artifact("proofs/latex/ws_kernels.tex", tex)]
+    return [Artifact("numerics/_derived/ws.py", code), Artifact("proofs/latex/ws.tex", tex)]

@@ -5,7 +5,7 @@ tangent, and |g·τ|² = ‖g‖² − (g·x)², whose maximum over a closed arc
 of g·x (x = ±g^⊥/‖g‖), else at an endpoint.
 
 *Rational input* (floats included): S¹ is the great circle x₃ = 0 of S², so the arrangement of
-:func:`numerics.kinks.sphere2.circle_arrangement` orders the kink points exactly (points p ± √D q), merges
+:func:`numerics.rob.sphere2.circle_arrangement` orders the kink points exactly (points p ± √D q), merges
 coinciding kinks exactly, and the candidates are compared exactly: a float net and its exact rational
 reading get the same constant. Nearly coincident kinks of a float net still raise
 :class:`KinkCoincidenceWarning`: the constant of the float net is right, but it jumps under tiny
@@ -25,9 +25,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.kinks import exact as E
-from numerics.kinks.interval import from_fractions
-from numerics.kinks.sphere2 import _qp_iv, circle_arrangement
+from numerics.rob import exact as E
+from numerics.rob.interval import from_fractions
+from numerics.rob.sphere2 import _qp_iv, circle_arrangement
 
 __all__ = ["KinkCoincidenceWarning", "lipschitz_circle_rational", "lipschitz_circle_sympy"]
 

@@ -1,18 +1,18 @@
 r"""Lipschitz constants of two-layer ReLU nets on a ball or a sphere: exact where possible, else certified.
 
-:func:`lipschitz` canonicalises the net exactly (:mod:`numerics.kinks.canonical`) and then, by an explicit
+:func:`lipschitz` canonicalises the net exactly (:mod:`numerics.rob.canonical`) and then, by an explicit
 cost model:
 
 ========================  =================================================================================
 domain                    method
 ========================  =================================================================================
-S¹                        exact: kink points ordered exactly (:mod:`numerics.kinks.circle`)
-S²                        exact: the small-circle arrangement (:mod:`numerics.kinks.sphere2`), O(m²) circles ·
+S¹                        exact: kink points ordered exactly (:mod:`numerics.rob.circle`)
+S²                        exact: the small-circle arrangement (:mod:`numerics.rob.sphere2`), O(m²) circles ·
                           O(m) vertices, when m ≤ ``max_exact_units``
-S^{d−1}, disjoint caps    exact closed form per cap, disjointness decided exactly (:mod:`numerics.kinks.caps`)
-B_R                       exact: facet recursion over flats (:mod:`numerics.kinks.ball`) when the number of
+S^{d−1}, disjoint caps    exact closed form per cap, disjointness decided exactly (:mod:`numerics.rob.caps`)
+B_R                       exact: facet recursion over flats (:mod:`numerics.rob.ball`) when the number of
                           flats Σ_{k<d} C(m, k) ≤ ``max_flats`` and m ≤ ``max_exact_units``
-otherwise                 a certified bracket by branch and bound (:mod:`numerics.kinks.bracket`) to
+otherwise                 a certified bracket by branch and bound (:mod:`numerics.rob.bracket`) to
                           ``rel_gap`` within ``time_limit``
 ========================  =================================================================================
 
@@ -37,14 +37,14 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.kinks import exact as E
-from numerics.kinks.ball import BudgetExceeded, lipschitz_ball
-from numerics.kinks.canonical import Canonical, canonicalize
-from numerics.kinks.caps import caps_disjoint_exact, lipschitz_disjoint_caps
-from numerics.kinks.circle import lipschitz_circle_rational, lipschitz_circle_sympy
-from numerics.kinks.interval import Undecided
-from numerics.kinks.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
-from numerics.kinks.sphere2 import lipschitz_s2
+from numerics.rob import exact as E
+from numerics.rob.ball import BudgetExceeded, lipschitz_ball
+from numerics.rob.canonical import Canonical, canonicalize
+from numerics.rob.caps import caps_disjoint_exact, lipschitz_disjoint_caps
+from numerics.rob.circle import lipschitz_circle_rational, lipschitz_circle_sympy
+from numerics.rob.interval import Undecided
+from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
+from numerics.rob.sphere2 import lipschitz_s2
 
 __all__ = ["Lipschitz", "lipschitz", "rigidity", "Rigidity", "caps_disjoint", "cost_model", "MP_DPS"]
 
@@ -66,7 +66,7 @@ class Lipschitz:
     witness: dict | None = None  # {"point": floats or None, "pattern": bools, "kind": str}
     status: str = "exact"
     enclosure: tuple | None = None  # rigorous float enclosure of the constant
-    value2: Any = None  # the exact Lip² as a + b√D (numerics.kinks.exact.QNum), for exact decisions
+    value2: Any = None  # the exact Lip² as a + b√D (numerics.rob.exact.QNum), for exact decisions
 
     @property
     def gap(self) -> float:
@@ -151,7 +151,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
     ``net`` is a net tuple, a :class:`Canonical`, or a torch ``nn.Sequential(Linear, ReLU, Linear)`` is
-    refused with a pointer to :func:`numerics.kinks.lipschitz_from_module`. ``samples`` and ``seed`` seed
+    refused with a pointer to :func:`numerics.rob.lipschitz_from_module`. ``samples`` and ``seed`` seed
     the bracket's search; ``data_points`` (points of the domain, e.g. training data) seed its lower end.
     ``progress``: None (quiet), True (progress lines on stderr), or a callable ``progress(done, total)``.
     """
@@ -282,7 +282,7 @@ def _warn_near_coincident(cf, tol: float = 1e-9):
     if close.any():
         import warnings
 
-        from numerics.kinks.circle import KinkCoincidenceWarning
+        from numerics.rob.circle import KinkCoincidenceWarning
 
         warnings.warn(f"{int(close.sum())} pairs of distinct kinks lie within {tol:.0e} of each other (unit normal "
                       "and threshold): the constant of this float net is exact, but it differs sharply from that "
@@ -290,7 +290,7 @@ def _warn_near_coincident(cf, tol: float = 1e-9):
 
 
 def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> Lipschitz:
-    from numerics.kinks.bracket import certified_bracket
+    from numerics.rob.bracket import certified_bracket
 
     remaining = 1.0 if deadline is None else max(deadline - time.perf_counter(), 1.0)
     if cf.m == 0:

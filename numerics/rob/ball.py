@@ -28,8 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics.kinks import exact as E
-from numerics.kinks.interval import Interval, Undecided, from_fractions, matmul
+from numerics.rob import exact as E
+from numerics.rob.interval import Interval, Undecided, from_fractions, matmul
 
 __all__ = ["lipschitz_ball", "BallResult", "ball_cells", "BudgetExceeded"]
 

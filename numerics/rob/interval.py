@@ -10,7 +10,7 @@ rounded steps, which bounds (1 + u)^k with room to spare. A dot product of lengt
 and Stability of Numerical Algorithms*, §3.1), which is what :func:`matmul` adds.
 
 :meth:`Interval.sign` is the filter: +1 / −1 where the whole interval is on one side of 0, and 0 where it
-cannot tell. Callers then decide those entries exactly (``numerics.kinks.exact``); an undecided entry is
+cannot tell. Callers then decide those entries exactly (``numerics.rob.exact``); an undecided entry is
 never guessed. Division by an interval that contains 0 raises :class:`Undecided`.
 """
 

@@ -31,7 +31,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.kinks.net import RELU, PiecewiseLinear, check_domain, f64, parse, to_fraction
+from numerics.rob.net import RELU, PiecewiseLinear, check_domain, f64, parse, to_fraction
 
 __all__ = ["Canonical", "canonicalize"]
 

@@ -20,8 +20,8 @@ Everything here starts from a definition and lets SymPy do the algebra:
 * **Gaussian kernels** for the population loss: :math:`\mathbb E[z_+^e]` and the degree-1/2 arc-cosine
   kernels from polar integrals.
 
-``artifacts()`` turns the derived expressions into ``numerics/_derived/flatness.py`` (which the numerics
-import) and ``proofs/latex/flatness.tex``.
+``artifacts()`` turns the derived expressions into ``numerics/_derived/flat.py`` (which the numerics
+import) and ``proofs/latex/flat.tex``.
 
 References:
     Vardhan, Taheri, Mazumdar (2026), arXiv 2606.04429.
@@ -421,7 +421,7 @@ def _func(name: str, args: tuple[sp.Symbol, ...], expr: sp.Expr, doc: str) -> st
             f"    return {_code(expr)}\n")
 
 
-_PREAMBLE = '''"""Closed forms derived in proofs/flatness.py (SPEC section 2).
+_PREAMBLE = '''"""Closed forms derived in proofs/flat/core.py (SPEC section 2).
 
 Every function takes a namespace ``_m`` of math functions: ``NP`` (numpy/scipy, float64, vectorised)
 or ``numerics.flatness.MP`` (mpmath, any precision).
@@ -473,7 +473,7 @@ def _generated_code() -> str:
         _func("relu_kernel_2", (phi,), kd.relu_kernels[2],
               "E[(u.x)_+^2 (v.x)_+^2] for unit u, v at angle phi, x ~ N(0, I)."),
     ]
-    return HEADER.format(source="proofs/flatness.py") + _PREAMBLE + "\n\n" + "\n\n".join(parts)
+    return HEADER.format(source="proofs/flat/core.py") + _PREAMBLE + "\n\n" + "\n\n".join(parts)
 
 
 def _latex() -> str:
@@ -505,5 +505,5 @@ def artifacts() -> list[Artifact]:
         if not res.ok:
             bad = [k for k, v in res.checks.items() if not v]
             raise RuntimeError(f"flatness derivation {name} failed: {bad}")
-    return [Artifact("numerics/_derived/flatness.py", _generated_code()),
-            Artifact("proofs/latex/flatness.tex", _latex())]
+    return [Artifact("numerics/_derived/flat.py", _generated_code()),
+            Artifact("proofs/latex/flat.tex", _latex())]

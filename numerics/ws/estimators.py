@@ -2,9 +2,9 @@ r"""Matrix-free (HVP-based) estimators of tr H, tr H² and λ_max(H): the altern
 
 These are what a user computes today when no closed form is available (PyHessian, curvlinops,
 pytorch-hessian-eigenthings); the suite uses them as baseline (c) of ``checks.bench`` and cross-checks
-them against the closed form of :mod:`numerics.moments` and the dense Hessian of :mod:`numerics.reference`.
+them against the closed form of :mod:`numerics.moments` and the dense Hessian of :mod:`numerics.ws.reference`.
 Every function takes ``hvp(V) -> H V`` for a (D, k) float64 tensor of k directions, e.g. from
-:func:`numerics.reference.hvp_operator` (``torch.func`` forward-over-reverse, batched with ``vmap``).
+:func:`numerics.ws.reference.hvp_operator` (``torch.func`` forward-over-reverse, batched with ``vmap``).
 
 Hutchinson (1989) / Avron & Toledo (2011)
 -----------------------------------------
@@ -46,8 +46,8 @@ References
 
 Example:
     >>> import numpy as np
-    >>> from numerics.reference import hvp_operator
-    >>> from numerics.moments import ce_hessian_moments
+    >>> from numerics.ws.reference import hvp_operator
+    >>> from numerics.ws import ce_hessian_moments
     >>> rng = np.random.default_rng(0)
     >>> W, b, v = rng.normal(size=(3, 2)), rng.normal(size=3), rng.normal(size=3)
     >>> X, y = rng.normal(size=(50, 2)), rng.integers(0, 2, 50)

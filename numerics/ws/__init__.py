@@ -1,0 +1,26 @@
+"""Wolkowicz–Styan for the cross-entropy Hessian (``ws``; Omae et al. 2026, SPEC §1).
+
+=================  ==========================================================================
+module             concern
+=================  ==========================================================================
+``activations``    smooth activations φ, φ′, φ″ in numpy, mpmath and torch
+``moments``        closed-form tr H, tr H² (blocked sample-pair sums) and the WS bounds
+``estimators``     Hutchinson and Lanczos on Hessian-vector products (bench baselines)
+``reference``      dense references: a torch.func Hessian and a SymPy Hessian in mpmath
+=================  ==========================================================================
+"""
+
+from numerics.ws.activations import SmoothActivation, get_activation
+from numerics.ws.moments import (
+                                 HessianMoments,
+                                 LambdaSupGrad,
+                                 WSBounds,
+                                 ce_hessian_moments,
+                                 dim_of,
+                                 lambda_sup_grad,
+                                 validate_net,
+                                 ws_bounds,
+)
+
+__all__ = ["HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds", "ce_hessian_moments", "dim_of",
+           "get_activation", "lambda_sup_grad", "validate_net", "ws_bounds"]

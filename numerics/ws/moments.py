@@ -1,0 +1,394 @@
+r"""Closed-form spectral moments of the cross-entropy Hessian and the Wolkowicz–Styan bounds (SPEC §1).
+
+Omae et al. 2026 (arXiv 2604.10202); Wolkowicz & Styan 1980, "Bounds for eigenvalues using traces",
+Linear Algebra Appl. 29, 471–506, Thm 2.1.
+
+For z(x) = v·φ(Wx + b) + c and L = (1/n) Σ_i BCE(y_i, sigmoid(z_i)), with q_i = p_i(1 − p_i),
+r_i = p_i − y_i, g_i = ∇_θ z_i, K_i = ∇²_θ z_i:
+
+.. math::
+
+    \operatorname{tr} H = \frac1n \sum_i q_i \|g_i\|^2 + r_i \operatorname{tr} K_i, \qquad
+    \operatorname{tr} H^2 = \frac1{n^2}\sum_{i,j} q_i q_j (g_i\cdot g_j)^2
+        + 2 q_i r_j\, g_i^\top K_j g_i + r_i r_j \operatorname{tr}(K_i K_j).
+
+The block kernels g_i·g_j, g_iᵀK_j g_i, tr(K_iK_j) are polynomials in the augmented Gram entry
+x̃_i·x̃_j whose coefficients are sums over hidden units of products of φ, φ′, φ″ and powers of v.
+They are *generated* from ``proofs/hessian_moments.py`` into ``numerics/_derived/ws.py``:
+every Σ_k is a matrix product of (rows × N) unit tables, so the cost is O(n²(M + N)) and no D×D
+matrix is formed. Sample pairs are processed in blocks of ``block`` rows (upper triangle only), so
+the working memory is O(block² + n(M + N)) whatever n is.
+
+Example:
+    >>> import numpy as np
+    >>> from numerics.ws import ce_hessian_moments, ws_bounds
+    >>> rng = np.random.default_rng(0)
+    >>> W, b, v = rng.normal(size=(3, 2)), rng.normal(size=3), rng.normal(size=3)
+    >>> X, y = rng.normal(size=(20, 2)), rng.integers(0, 2, 20)
+    >>> m = ce_hessian_moments(W, b, v, 0.1, X, y, "tanh")
+    >>> m.dim
+    13
+    >>> bool(ws_bounds(m.trace, m.trace_sq, m.dim).lmax_upper >= m.trace / m.dim)
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import mpmath
+import numpy as np
+from scipy import special
+
+from numerics._derived import ws as ws_kernels
+from numerics.ws.activations import SmoothActivation, get_activation
+
+__all__ = ["HessianMoments", "LambdaSupGrad", "WSBounds", "ce_hessian_moments", "lambda_sup_grad", "ws_bounds",
+           "validate_net"]
+
+
+@dataclass(frozen=True)
+class WSBounds:
+    """Wolkowicz–Styan bounds from (tr A, tr A², D) for any D×D matrix with real spectrum."""
+
+    mean: Any  # m = tr A / D
+    std: Any  # s = sqrt(tr A²/D − m²)
+    dim: int
+    lmax_lower: Any  # m + s/√(D−1)
+    lmax_upper: Any  # m + s√(D−1)   (λ_sup in the paper)
+    lmin_lower: Any  # m − s√(D−1)
+    lmin_upper: Any  # m − s/√(D−1)
+
+    def kth(self, k: int) -> tuple[Any, Any]:
+        """Bounds (lower, upper) on the k-th largest eigenvalue, k = 1..D:
+        m − s√((k−1)/(D−k+1)) ≤ λ_k ≤ m + s√((D−k)/k)."""
+        D = self.dim
+        if not (isinstance(k, int | np.integer) and 1 <= k <= D):
+            raise ValueError(f"k must be an integer in 1..{D}, got {k!r}")
+        sqrt = _sqrt_like(self.std)
+        return (self.mean - self.std * sqrt((k - 1) / (D - k + 1)), self.mean + self.std * sqrt((D - k) / k))
+
+
+def _sqrt_like(x):
+    return mpmath.sqrt if isinstance(x, mpmath.mpf) else np.sqrt
+
+
+def ws_bounds(trace, trace_sq, dim: int) -> WSBounds:
+    """The four Wolkowicz–Styan eigenvalue bounds (and, via ``.kth``, the k-th eigenvalue form).
+
+    ``trace`` and ``trace_sq`` may be floats or mpmath numbers; the result uses the same arithmetic.
+    Rounding can make tr A²/D − m² slightly negative for a multiple of the identity; it is clipped
+    to 0 only when within 64 ulps of 0 relative to tr A²/D, and otherwise is an error.
+    """
+    if not isinstance(dim, int | np.integer) or isinstance(dim, bool):
+        raise ValueError(f"dim must be an integer, got {type(dim).__name__}")
+    if dim < 2:
+        raise ValueError(f"dim must be >= 2 for the Wolkowicz–Styan bounds (they divide by D − 1), got {dim}")
+    mp = isinstance(trace, mpmath.mpf) or isinstance(trace_sq, mpmath.mpf)
+    if mp:
+        tr, tr2 = mpmath.mpf(trace), mpmath.mpf(trace_sq)
+        if not (mpmath.isfinite(tr) and mpmath.isfinite(tr2)):
+            raise ValueError("trace and trace_sq must be finite")
+        sqrt, eps = mpmath.sqrt, mpmath.eps
+    else:
+        tr, tr2 = float(trace), float(trace_sq)
+        if not (np.isfinite(tr) and np.isfinite(tr2)):
+            raise ValueError(f"trace and trace_sq must be finite, got {trace!r}, {trace_sq!r}")
+        sqrt, eps = np.sqrt, np.finfo(float).eps
+    if tr2 < 0:
+        raise ValueError(f"trace_sq = tr A² must be >= 0 for a real spectrum, got {trace_sq!r}")
+    m = tr / dim
+    var = tr2 / dim - m * m
+    if var < 0:
+        if -var > 64 * eps * (tr2 / dim):
+            raise ValueError(
+                f"tr A²/D − (tr A/D)² = {float(var):.3e} < 0: no real spectrum has these moments"
+            )
+        var = var * 0
+    s = sqrt(var)
+    r = sqrt(dim - 1)
+    return WSBounds(m, s, int(dim), m + s / r, m + s * r, m - s * r, m - s / r)
+
+
+@dataclass(frozen=True)
+class HessianMoments:
+    """tr H, tr H² = ‖H‖_F² and D for the mean-BCE Hessian of an M–N–1 net (SPEC §1 conventions)."""
+
+    trace: Any
+    trace_sq: Any
+    dim: int
+    n: int
+    bias: bool
+    activation: str
+    dps: int | None
+
+    @property
+    def bounds(self) -> WSBounds:
+        return ws_bounds(self.trace, self.trace_sq, self.dim)
+
+    @property
+    def lambda_sup(self):
+        """λ_sup = μ + √(D−1)σ, the paper's upper bound on λ_max(H)."""
+        return self.bounds.lmax_upper
+
+
+# ------------------------------------------------------------------------------------------------
+# input validation
+
+
+def _array(name: str, x, ndim: int) -> np.ndarray:
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged input
+        raise ValueError(f"{name} must be a numeric array: {exc}") from exc
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise ValueError(f"{name} has unsupported dtype {a.dtype}; use a real float or integer array")
+    if a.dtype.kind == "f" and a.dtype.itemsize > 8:
+        raise ValueError(f"{name} has dtype {a.dtype}; pass float64 (use dps=... for extended precision)")
+    a = a.astype(np.float64)
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        bad = "NaN" if np.isnan(a).any() else "inf"
+        raise ValueError(f"{name} contains {bad} at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])}")
+    return a
+
+
+def validate_net(W, b, v, c, X, y, *, bias: bool = True):
+    """Check shapes, finiteness, dtypes and labels; return float64 arrays (b, c are None without bias)."""
+    W = _array("W", W, 2)
+    N, M = W.shape
+    if N < 1 or M < 1:
+        raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
+    v = _array("v", v, 1)
+    X = _array("X", X, 2)
+    y = _array("y", y, 1)
+    if v.shape != (N,):
+        raise ValueError(f"v must have shape ({N},) to match W of shape {W.shape}, got {v.shape}")
+    if X.shape[1] != M:
+        raise ValueError(f"X must have M = {M} columns to match W of shape {W.shape}, got shape {X.shape}")
+    if X.shape[0] < 1:
+        raise ValueError("X must contain at least one sample")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
+    if not np.all((y == 0) | (y == 1)):
+        bad = y[(y != 0) & (y != 1)][0]
+        raise ValueError(f"labels y must be in {{0, 1}}, found {bad!r}")
+    if bias:
+        if b is None or c is None:
+            raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
+        b = _array("b", b, 1)
+        if b.shape != (N,):
+            raise ValueError(f"b must have shape ({N},), got {b.shape}")
+        c = float(_array("c", c, 0))
+    else:
+        for name, val in (("b", b), ("c", c)):
+            if val is not None and np.any(np.asarray(val, dtype=float) != 0):
+                raise ValueError(f"bias=False (D = N(M+1)) has no {name}; pass None, not a nonzero {name}")
+        b = c = None
+    return W, b, v, c, X, y
+
+
+def dim_of(N: int, M: int, bias: bool) -> int:
+    return N * (M + 2) + 1 if bias else N * (M + 1)
+
+
+# ------------------------------------------------------------------------------------------------
+# evaluation
+
+
+def _tables_float64(W, b, v, c, X, y, act: SmoothActivation):
+    A = X @ W.T
+    if b is not None:
+        A = A + b
+    P = act.float64(A)
+    z = P[0] @ v + (c if c is not None else 0.0)
+    p = special.expit(z)
+    q = p * special.expit(-z)  # p(1 − p) without cancellation when p ≈ 1
+    r = np.where(y == 1, -special.expit(-z), p)  # p − y without cancellation
+    return P, q, r
+
+
+def _tables_mp(W, b, v, c, X, y, act: SmoothActivation):
+    to = np.vectorize(mpmath.mpf, otypes=[object])
+    W, v, X = to(W), to(v), to(X)
+    A = X @ W.T
+    if b is not None:
+        A = A + to(b)
+    ev = np.vectorize(act.mp, otypes=[object, object, object])
+    P = ev(A)
+    z = P[0] @ v + (mpmath.mpf(c) if c is not None else 0)
+    p = np.array([1 / (1 + mpmath.exp(-zi)) for zi in z], dtype=object)
+    q = p * (1 - p)
+    r = p - to(y)
+    return P, q, r, X
+
+
+def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict):
+    """The kernel form of SPEC §1, with the pair sums grouped by the power of G_ij = x̃_i·x̃_j.
+
+    2 Σ_ij q_i r_j gKg_ij and Σ_ij r_i r_j KK_ij are bilinear in the generated factors
+    κ = Σ_p G^p ∘ (L_p R_pᵀ): with a = 2q or r and b = r,
+
+    * p = 0: Σ_ij a_i b_j L_i·R_j = (aᵀL)·(bᵀR), O(nN);
+    * p = 1: Σ_ij a_i b_j G_ij L_i·R_j = ⟨X̃ᵀ(a∘L), X̃ᵀ(b∘R)⟩_F, O(n(M+1)N), no pair loop;
+    * p ≥ 2: Σ_i (a∘L)_i · (G^p (b∘R))_i, one (block × block)·(block × N) product per orientation.
+
+    Only q_iq_j (g_i·g_j)² needs its block matrix. Blocks run over the upper triangle (the
+    off-diagonal ones count twice for the symmetric terms, and in both orientations for the
+    bilinear ones), so working memory is O(block² + n(M+N)).
+    """
+    gd = (Xt * Xt).sum(axis=1)
+    g2 = kernels.g2(P, v, gd) + bias_const["g2"]
+    trk = kernels.trK(P, v, gd) + bias_const["trK"]
+    trace = (q @ g2 + r @ trk) / n
+    acc = 0
+    far = {}  # (p, id b, id R) -> [a∘L, b∘R] with p >= 2: summed inside the pair loop
+    for a, b, name in ((2 * q, r, "gKg"), (r, r, "KK")):
+        if bias_const[name]:  # a constant output-bias kernel: Σ_ij a_i b_j c
+            acc = acc + bias_const[name] * a.sum() * b.sum()
+        for p, L, R in getattr(kernels, f"{name}_factors")(P, P, v):
+            aL = a[:, None] * L
+            if p == 0:
+                acc = acc + (aL.sum(axis=0) * (b[:, None] * R).sum(axis=0)).sum()
+            elif p == 1:
+                acc = acc + ((Xt.T @ aL) * (Xt.T @ (b[:, None] * R))).sum()
+            elif (p, id(b), id(R)) in far:  # the same right factor (e.g. r∘φ″ in gKg and KK): add the left ones
+                far[p, id(b), id(R)][0] = far[p, id(b), id(R)][0] + aL
+            else:
+                far[p, id(b), id(R)] = [aL, b[:, None] * R]
+    far = [(p, aL, bR) for (p, _, _), (aL, bR) in far.items()]
+    starts = range(0, n, block)
+    for I in starts:
+        sI = slice(I, min(I + block, n))
+        TI = tuple(t[sI] for t in P)
+        for J in starts:
+            if J < I:
+                continue
+            sJ = slice(J, min(J + block, n))
+            G = Xt[sI] @ Xt[sJ].T
+            S = kernels.gg(TI, tuple(t[sJ] for t in P), v, G) + bias_const["gg"]
+            sym = q[sI] @ (S * S) @ q[sJ]
+            acc = acc + (sym if I == J else 2 * sym)
+            powers = {}
+            for p, aL, bR in far:
+                Gp = powers.setdefault(p, G**p)
+                acc = acc + (aL[sI] * (Gp @ bR[sJ])).sum()
+                if I != J:
+                    acc = acc + (aL[sJ] * (Gp.T @ bR[sI])).sum()
+    return trace, acc / (n * n)
+
+
+def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                       dps: int | None = None, block: int = 256,
+                       _kernels: ModuleType = ws_kernels) -> HessianMoments:
+    """tr H and tr H² of the mean binary-cross-entropy Hessian, without forming H.
+
+    Parameters
+    ----------
+    W : (N, M) array; b : (N,) array; v : (N,) array; c : float
+        The net z(x) = v·φ(Wx + b) + c. With ``bias=False`` (D = N(M+1)) pass ``b = c = None``.
+    X : (n, M) array; y : (n,) array of labels in {0, 1}
+    activation : "sigmoid" | "tanh" | "softplus" | "gelu" | sympy.Expr in one variable
+    dps : int, optional
+        Evaluate the same closed form in mpmath at ``dps`` digits. Inputs are converted exactly from
+        float64, so the result is the closed form of the float64 network to ``dps`` digits.
+    block : int
+        Rows per block of the sample-pair sums: memory is O(block² + n(M+N)). The default 256 keeps the
+        block × block temporaries in cache (``nox -s bench`` measures the effect).
+
+    Returns
+    -------
+    HessianMoments with ``.trace``, ``.trace_sq``, ``.dim`` (floats, or mpmath numbers if ``dps``).
+    """
+    act = get_activation(activation)
+    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    if not (isinstance(block, int | np.integer) and block >= 1):
+        raise ValueError(f"block must be a positive integer, got {block!r}")
+    if dps is not None and not (isinstance(dps, int | np.integer) and dps >= 15):
+        raise ValueError(f"dps must be an integer >= 15 (mpmath digits), got {dps!r}")
+    n, (N, M) = X.shape[0], W.shape
+    const = _kernels.OUTPUT_BIAS if bias else dict.fromkeys(_kernels.OUTPUT_BIAS, 0)
+    ones = np.ones((n, 1))
+    if dps is None:
+        P, q, r = _tables_float64(W, b, v, c, X, y, act)
+        Xt = np.hstack([X, ones]) if bias else X
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                tr, tr2 = _moments(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const)
+            except FloatingPointError as exc:
+                raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
+        tr, tr2 = float(tr), float(tr2)
+    else:
+        with mpmath.workdps(int(dps)):
+            P, q, r, Xm = _tables_mp(W, b, v, c, X, y, act)
+            Xt = np.hstack([Xm, ones.astype(object) * mpmath.mpf(1)]) if bias else Xm
+            vm = np.array([mpmath.mpf(x) for x in v], dtype=object)
+            tr, tr2 = _moments(P, q, r, Xt, vm, n=n, kernels=_kernels, block=int(block), bias_const=const)
+            tr, tr2 = +tr, +tr2
+    return HessianMoments(tr, tr2, dim_of(N, M, bias), n, bias, act.name, dps)
+
+
+@dataclass(frozen=True)
+class LambdaSupGrad:
+    """λ_sup and its gradient with respect to (W, b, v, c), shaped like the inputs."""
+
+    lambda_sup: float
+    W: np.ndarray
+    b: np.ndarray | None
+    v: np.ndarray
+    c: float | None
+
+    def flat(self) -> np.ndarray:
+        """The gradient as one vector in the θ order of SPEC §1 (vec W row-major, b, v, c)."""
+        parts = [self.W.ravel()] + ([self.b] if self.b is not None else []) + [self.v]
+        return np.concatenate(parts + ([np.atleast_1d(self.c)] if self.c is not None else []))
+
+
+def lambda_sup_grad(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                    block: int = 1024) -> LambdaSupGrad:
+    r"""∇_θ λ_sup, λ_sup = μ + √(D−1)σ (beyond the paper: its follow-up, arXiv 2606.28662, uses it as a regulariser).
+
+    The same generated kernel form as :func:`ce_hessian_moments`, evaluated on torch float64 tensors and
+    differentiated in reverse mode: the cost stays O(n²(M+N)) (about 3× the forward pass) and no D×D
+    matrix (nor a third-derivative tensor) is formed. With m = tr H / D, s² = tr H²/D − m²,
+
+    .. math:: \nabla\lambda_{\sup} = \frac{\nabla \operatorname{tr}H}{D}
+              + \sqrt{D-1}\,\frac{\nabla\operatorname{tr}H^2/D - 2m\,\nabla\operatorname{tr}H/D}{2s},
+
+    which autograd applies for us; s = 0 (a multiple of the identity) has no gradient and is an error.
+    """
+    import torch
+
+    act = get_activation(activation)
+    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    n, (N, M) = X.shape[0], W.shape
+    f64 = dict(dtype=torch.float64)
+    Wt = torch.tensor(W, **f64, requires_grad=True)
+    vt = torch.tensor(v, **f64, requires_grad=True)
+    bt = torch.tensor(b, **f64, requires_grad=True) if bias else None
+    ct = torch.tensor(c, **f64, requires_grad=True) if bias else None
+    Xt = torch.tensor(X, **f64)
+    yt = torch.tensor(y, **f64)
+    A = Xt @ Wt.T + (bt if bias else 0)
+    P = act.torch_tables(A)
+    z = P[0] @ vt + (ct if bias else 0)
+    p = torch.special.expit(z)
+    q = p * torch.special.expit(-z)
+    r = torch.where(yt == 1, -torch.special.expit(-z), p)
+    Xa = torch.cat([Xt, torch.ones(n, 1, **f64)], dim=1) if bias else Xt
+    const = ws_kernels.OUTPUT_BIAS if bias else dict.fromkeys(ws_kernels.OUTPUT_BIAS, 0)
+    tr, tr2 = _moments(P, q, r, Xa, vt, n=n, kernels=ws_kernels, block=int(block), bias_const=const)
+    D = dim_of(N, M, bias)
+    m = tr / D
+    var = tr2 / D - m * m
+    if not float(var.detach()) > 0:
+        raise ValueError("σ = 0 (H is a multiple of the identity): λ_sup = μ + √(D−1)σ is not differentiable")
+    lam = m + (D - 1) ** 0.5 * torch.sqrt(var)
+    leaves = [Wt, vt] + ([bt, ct] if bias else [])
+    grads = torch.autograd.grad(lam, leaves)
+    gW, gv = grads[0].numpy(), grads[1].numpy()
+    gb, gc = (grads[2].numpy(), float(grads[3])) if bias else (None, None)
+    return LambdaSupGrad(float(lam.detach()), gW, gb, gv, gc)
