@@ -24,16 +24,6 @@ LEVEL_NAMES = {
     "E": "experiment",
 }
 
-# One table of tolerances, in one place (cf. JAX check_grads): no magic numbers in the checks.
-TOL = {
-    "autograd_rel": 1e-10,  # SPEC level A
-    "precision_dps": 50,  # SPEC level P
-    "precision_min_digits": 40.0,  # digits that must agree at dps=50 for a P pass
-    "confirm_dps": 50,  # F: mpmath confirmation of a float64 candidate
-    "duality_gap_rel": 1e-8,  # flat.duality
-}
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What a level function returns: the verdict, its numbers and its pictures."""

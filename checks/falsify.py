@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, Phase, assume, given, settings, target
 from hypothesis import seed as hyp_seed
 from hypothesis.errors import Unsatisfiable
 
-from checks.evidence import TOL, Outcome, jsonable
+from checks.evidence import Outcome, jsonable
+from checks.tol import TOL
 
 
 class NotApplicable(Exception):
@@ -61,7 +62,7 @@ def replay(path: Path) -> dict[str, Any]:
     data = json.loads(Path(path).read_text())
     from checks.registry import load_all
 
-    load_all()
+    load_all([str(data["property"]).split(".")[0]])  # registers the paper's real properties
     prop = PROPERTIES.get(data["property"])
     if prop is None or prop.from_json is None:
         raise ValueError(f"{path}: property {data['property']!r} is unknown or cannot rebuild cases")
@@ -201,23 +202,47 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
     return res
 
 
-def run_properties(ctx, props, salt: str) -> Outcome:
-    """The F level of a claim: falsify each property (budget from ``ctx``; a third in quick mode) and
-    pass iff none has a confirmed counterexample. Seeds derive from (ctx.seed, salt, property name)."""
-    results = [falsify(p, budget=ctx.budget if ctx.budget else (max(p.budget // 3, 10) if ctx.quick else p.budget),
-                       seed=int(ctx.rng(salt + p.name).integers(2**31)),
-                       out_dir=ctx.report_dir / "counterexamples") for p in props]
+def property_budget(ctx, prop: Property) -> int:
+    """Examples for ``prop``: ``--budget`` when given, else the property's default (a tenth in quick mode)."""
+    if ctx.budget is not None:
+        return int(ctx.budget)
+    return max(prop.budget // 10, 10) if ctx.quick else prop.budget
+
+
+def property_seed(ctx, salt: str, prop: Property) -> int:
+    """The Hypothesis seed of ``prop`` within a claim: derived from (ctx.seed, claim salt, property name)."""
+    return int(ctx.rng(f"{salt}/{prop.name}").integers(2**31))
+
+
+def run_properties(ctx, props, salt: str, *, expect_found: bool = False,
+                   ignore: tuple[type[Warning], ...] = ()) -> Outcome:
+    """The F level of a claim, for every paper: falsify each property and pass iff none has a confirmed
+    counterexample (with ``expect_found``: iff each has one, for planted-bug controls). ``salt`` is the
+    claim ID. Warnings of the ``ignore`` categories are silenced (a strategy that draws degenerate cases
+    on purpose expects them)."""
+    import warnings
+
+    results = []
+    with warnings.catch_warnings():
+        for cat in ignore:
+            warnings.simplefilter("ignore", cat)
+        for p in ctx.track(list(props), f"{salt} falsify"):
+            results.append(falsify(p, budget=property_budget(ctx, p), seed=property_seed(ctx, salt, p),
+                                   out_dir=ctx.report_dir / "counterexamples"))
     metric = {
         "examples": sum(r.examples for r in results),
+        "applicable": sum(r.calls - r.not_applicable for r in results),
         "shrink_calls": sum(r.shrink_calls for r in results),
         "not_applicable": sum(r.not_applicable for r in results),
         "float64_candidates": sum(r.candidates for r in results),
         "confirmed": sum(r.confirmed for r in results),
-        "worst_margin": max(r.worst_screen for r in results),
+        "worst_margin": max((r.worst_screen for r in results), default=-math.inf),
         "examples_per_s": round(sum(r.calls for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
     }
     summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
                         f"{r.confirmed} confirmed" for r in results)
-    return Outcome(not any(r.found for r in results), metric, summary,
-                   details={r.name: {**r.metric(), "counterexample": r.counterexample,
-                                     "reproducers": r.reproducers} for r in results})
+    passed = all(r.found == expect_found for r in results)
+    return Outcome(passed, metric, summary,
+                   details={r.name: {**r.metric(), "not_applicable": r.not_applicable,
+                                     "counterexample": r.counterexample, "reproducers": r.reproducers}
+                            for r in results})

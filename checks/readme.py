@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from checks.evidence import LEVELS
-from checks.registry import PAPERS, load_all
+from checks.registry import load_all, papers
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- claims:start -->", "<!-- claims:end -->"
@@ -24,7 +24,7 @@ def claims_table() -> str:
             else:
                 marks.append("")
         stmt = c.statement.replace("|", "\\|")
-        rows.append(f"| `{c.id}` | {PAPERS[c.id.split('.')[0]][0]} | {stmt} | " + " | ".join(marks) + " |")
+        rows.append(f"| `{c.id}` | {papers()[c.id.split('.')[0]].key} | {stmt} | " + " | ".join(marks) + " |")
     return "\n".join(rows)
 
 

@@ -1,17 +1,23 @@
-"""The claim registry: one :class:`Claim` per SPEC ID, one function per evidence level.
+"""The claim registry: one :class:`Claim` per spec ID, one named function per evidence level.
 
-Usage, in ``checks/<paper>.py``::
+One mechanism serves every paper. A paper ``p`` is an entry ``[papers.p]`` in ``checks/spec.toml``
+and a package ``checks/p/`` whose ``__init__`` lists its claim modules, in spec order::
 
-    TRACE = claim("ws.trace", paper="omae2026", statement="closed-form tr H equals ...",
-                  latex=r"\\operatorname{tr} H = \\dots")
+    CLAIMS = ("trace", "trace_sq", ...)        # checks/ws/__init__.py
 
-    @TRACE.level("S")
-    def _(ctx: Context) -> Outcome:
+A claim module holds the claim's ID and one function per evidence level the spec lists::
+
+    ID = "ws.trace"                             # checks/ws/trace.py
+
+    def level_S(ctx: Context) -> Outcome:
         ...
         return Outcome(passed=ok, metric={"sizes": 24}, summary="24 sizes simplify to 0")
 
-The registry times each level, turns exceptions into failed evidence (nothing already computed is
-lost), and keeps claims in SPEC order.
+The statement, LaTeX and levels come from the spec, never from the module. Everything that does not
+line up is a :class:`~checks.spec.SpecError`, never a skip: a listed module that is missing, a module
+whose ID has no spec entry, an ID registered twice, level functions that differ from the spec's levels,
+or an implemented spec entry that no module registers. The registry times each level and turns an
+exception into failed evidence (nothing already computed is lost).
 """
 
 from __future__ import annotations
@@ -22,19 +28,14 @@ import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from checks import spec as _spec
 from checks.evidence import LEVELS, Evidence, Level, Outcome
-
-PAPERS = {
-    "ws": ("omae2026", "Omae et al. 2026, arXiv 2604.10202: Wolkowicz–Styan bound for the CE Hessian"),
-    "flat": ("vardhan2026", "Vardhan, Taheri, Mazumdar 2026, arXiv 2606.04429: flatness of homogeneous nets"),
-    "rob": ("shmalo2026", "Shmalo 2026, arXiv 2607.07778: law of robustness for two-layer nets"),
-}
-# Modules that register claims, in SPEC order. Importing them fills the registry.
-CLAIM_MODULES = ("checks.ws", "checks.ws_properties", "checks.ws_experiments", "checks.flatness", "checks.robustness")
+from checks.spec import Paper, Spec, SpecError
 
 
 @dataclass
@@ -82,25 +83,12 @@ LevelFn = Callable[[Context], Outcome]
 @dataclass
 class Claim:
     id: str
-    paper: str
+    paper: str  # the paper's author-year key
     statement: str
     latex: str
     spec_levels: tuple[Level, ...]
     levels: dict[Level, LevelFn] = field(default_factory=dict)
-
-    def level(self, lv: Level) -> Callable[[LevelFn], LevelFn]:
-        if lv not in LEVELS:
-            raise ValueError(f"unknown evidence level {lv!r}; expected one of {LEVELS}")
-        if lv not in self.spec_levels:
-            raise ValueError(f"{self.id}: SPEC does not list level {lv} (it lists {self.spec_levels})")
-
-        def deco(fn: LevelFn) -> LevelFn:
-            if lv in self.levels:
-                raise ValueError(f"{self.id}: level {lv} registered twice")
-            self.levels[lv] = fn
-            return fn
-
-        return deco
+    module: str = ""  # the checks module that holds it
 
     def run(self, lv: Level, ctx: Context) -> Evidence:
         t0 = time.perf_counter()
@@ -116,38 +104,98 @@ class Claim:
                             error=f"{type(exc).__name__}: {exc}")
 
 
-_REGISTRY: dict[str, Claim] = {}
+_LOADED: dict[tuple, tuple[Spec, dict[str, Claim]]] = {}
 
 
-def claim(id: str, *, statement: str, latex: str, levels: str) -> Claim:
-    """Declare a claim. ``levels`` is the SPEC's level string, e.g. ``"S, P, A"``."""
-    prefix = id.split(".")[0]
-    if prefix not in PAPERS:
-        raise ValueError(f"claim {id!r}: unknown paper prefix {prefix!r}")
-    if id in _REGISTRY:
-        return _REGISTRY[id]
-    spec_levels = tuple(s.strip() for s in levels.split(",") if s.strip())
-    c = Claim(id, PAPERS[prefix][0], statement, latex, spec_levels)  # type: ignore[arg-type]
-    _REGISTRY[id] = c
-    return c
+def spec() -> Spec:
+    """The spec the registry runs on (``checks/spec.toml`` plus any extra spec files)."""
+    return _spec.load()
 
 
-def load_all() -> dict[str, Claim]:
-    for mod in CLAIM_MODULES:
+def papers() -> dict[str, Paper]:
+    return spec().papers
+
+
+def claim_from_module(mod: ModuleType, sp: Spec) -> Claim:
+    """Build the :class:`Claim` that ``mod`` (with ``ID`` and ``level_X`` functions) registers."""
+    cid = getattr(mod, "ID", None)
+    if not isinstance(cid, str):
+        raise SpecError(f"claim module {mod.__name__} has no string ID")
+    entry = sp.claims.get(cid)
+    if entry is None:
+        raise SpecError(f"{mod.__name__} registers {cid!r}, which has no entry in the spec ({', '.join(sp.files)})")
+    if entry.status != "implemented":
+        raise SpecError(f"{mod.__name__} registers {cid!r}, whose spec status is {entry.status!r}: "
+                        "set it to 'implemented'")
+    fns = {lv: getattr(mod, f"level_{lv}") for lv in LEVELS if callable(getattr(mod, f"level_{lv}", None))}
+    if set(fns) != set(entry.levels):
+        raise SpecError(f"{mod.__name__} ({cid}) defines levels {','.join(fns) or 'none'}, "
+                        f"the spec lists {','.join(entry.levels)}")
+    key = sp.papers[entry.paper].key
+    return Claim(cid, key, entry.statement, entry.latex, entry.levels,
+                 {lv: fns[lv] for lv in entry.levels}, mod.__name__)
+
+
+def _load(only: tuple[str, ...] | None = None) -> tuple[Spec, dict[str, Claim]]:
+    """Import the claim modules of every paper (or of the papers in ``only``) and check them against
+    the spec."""
+    sp = _spec.load()
+    if only is not None:
+        unknown = [p for p in only if p not in sp.papers]
+        if unknown:
+            raise SpecError(f"unknown paper(s) {', '.join(unknown)}; the spec has {', '.join(sp.papers)}")
+    cache_key = (sp.files, only)
+    if cache_key in _LOADED:
+        return _LOADED[cache_key]
+    reg: dict[str, Claim] = {}
+    for paper in sp.papers.values():
+        if only is not None and paper.name not in only:
+            continue
         try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:  # a paper slice not yet written
-            if exc.name != mod:
+            pkg = importlib.import_module(paper.package)
+        except ModuleNotFoundError as exc:
+            raise SpecError(f"paper {paper.name!r}: its checks package {paper.package!r} cannot be imported "
+                            f"({exc})") from exc
+        names = getattr(pkg, "CLAIMS", None)
+        if not isinstance(names, tuple | list):
+            raise SpecError(f"{paper.package} must list its claim modules in a CLAIMS tuple")
+        for name in names:
+            modname = f"{paper.package}.{name}"
+            try:
+                mod = importlib.import_module(modname)
+            except ModuleNotFoundError as exc:
+                if exc.name == modname:
+                    raise SpecError(f"{paper.package}.CLAIMS lists {name!r}, but {modname} does not exist") from exc
                 raise
-    return dict(_REGISTRY)
+            c = claim_from_module(mod, sp)
+            if c.id in reg:
+                raise SpecError(f"claim {c.id!r} is registered twice: by {reg[c.id].module} and by {modname}")
+            if c.id.split(".")[0] != paper.name:
+                raise SpecError(f"{modname} registers {c.id!r}, which does not belong to paper {paper.name!r}")
+            reg[c.id] = c
+    missing = [cid for cid, e in sp.claims.items() if e.status == "implemented" and cid not in reg
+               and (only is None or e.paper in only)]
+    if missing:
+        raise SpecError(f"the spec lists as implemented, but no module registers: {', '.join(missing)}")
+    order = [cid for cid in sp.claims if cid in reg]  # spec order
+    _LOADED[cache_key] = (sp, {cid: reg[cid] for cid in order})
+    return _LOADED[cache_key]
+
+
+def load_all(papers: Iterable[str] | None = None) -> dict[str, Claim]:
+    """Every registered claim in spec order, of every paper or of the named ``papers`` only (their claim
+    modules are imported once; any disagreement with the spec raises :class:`SpecError`)."""
+    return dict(_load(None if papers is None else tuple(sorted(set(papers))))[1])
 
 
 def select(patterns: Iterable[str] | None) -> list[Claim]:
     """Claims whose ID equals a pattern or starts with ``pattern + '.'`` (``ws`` selects ``ws.*``)."""
-    reg = load_all()
     pats = list(patterns or [])
     if not pats:
-        return list(reg.values())
+        return list(load_all().values())
+    names = spec().papers
+    prefixes = {p.split(".")[0] for p in pats}
+    reg = load_all(prefixes if prefixes <= set(names) else None)
     out = []
     for p in pats:
         hits = [c for cid, c in reg.items() if cid == p or cid.startswith(p.rstrip(".") + ".")]
@@ -155,3 +203,11 @@ def select(patterns: Iterable[str] | None) -> list[Claim]:
             raise ValueError(f"no claim matches {p!r}; known: {', '.join(reg)}")
         out.extend(h for h in hits if h not in out)
     return out
+
+
+def get(cid: str) -> Claim:
+    """The registered claim ``cid`` (loads only its paper)."""
+    reg = load_all([cid.split(".")[0]])
+    if cid not in reg:
+        raise ValueError(f"no claim with ID {cid!r}; known: {', '.join(reg)}")
+    return reg[cid]

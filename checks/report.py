@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from checks.evidence import LEVEL_NAMES, LEVELS, Evidence, jsonable
-from checks.registry import PAPERS, Claim
+from checks.registry import Claim, papers
 
 _PACKAGES = ("sympy", "numpy", "scipy", "mpmath", "torch", "hypothesis", "cvxpy", "clarabel", "matplotlib")
 
@@ -97,7 +97,7 @@ def markdown(report: dict[str, Any]) -> str:
         prefix = c["id"].split(".")[0]
         if prefix != paper:
             paper = prefix
-            lines += ["", f"## {PAPERS[prefix][1]}"]
+            lines += ["", f"## {papers()[prefix].title}"]
         lines += ["", f"### `{c['id']}` — {'PASS' if c['passed'] else 'FAIL'}", "", c["statement"], "",
                   f"$$ {c['latex']} $$", ""]
         for lv, e in c["levels"].items():

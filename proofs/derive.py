@@ -1,7 +1,8 @@
 """Regenerate every derived artifact (``python -m proofs.derive [--check]``).
 
-Each proofs module listed in :data:`MODULES` exposes ``artifacts() -> list[Artifact]``. The default
-writes them; ``--check`` exits 1 and names the files that differ from a fresh derivation (CI drift gate).
+Every paper in ``checks/spec.toml`` names its proofs package (``derive = "proofs.<paper>"``), which
+exposes ``artifacts() -> list[Artifact]``; a named package that is missing is an error. The default
+writes the artifacts; ``--check`` exits 1 and names the files that differ from a fresh derivation (CI drift gate).
 """
 
 from __future__ import annotations
@@ -10,20 +11,24 @@ import argparse
 import importlib
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("proofs.ws.core", "proofs.flat.core", "proofs.rob.core")
+SPEC = ROOT / "checks" / "spec.toml"  # the papers table (read as data: proofs do not import checks)
 
 
-def collect(modules=MODULES):
-    for name in modules:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+def modules() -> list[str]:
+    """The proofs package of every paper in the spec, in spec order."""
+    papers = tomllib.loads(SPEC.read_text())["papers"]
+    return [p["derive"] for p in papers.values() if p.get("derive")]
+
+
+def collect(names=None):
+    for name in names or modules():
+        mod = importlib.import_module(name)  # a missing package is an error, never a skip
+        if not callable(getattr(mod, "artifacts", None)):
+            raise AttributeError(f"{name} has no artifacts() function")
         t0 = time.perf_counter()
         arts = mod.artifacts()
         print(f"derived {name}: {len(arts)} artifacts in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
@@ -33,7 +38,7 @@ def collect(modules=MODULES):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if committed files differ")
-    ap.add_argument("--modules", nargs="+", default=list(MODULES))
+    ap.add_argument("--modules", nargs="+", default=None, help="proofs packages (default: every paper's)")
     args = ap.parse_args(argv)
     drift = []
     for art in collect(args.modules):

@@ -39,7 +39,9 @@ def test_verify_writes_schema(tmp_path):
 
 def test_failing_claim_exits_1(tmp_path, monkeypatch):
     from checks.evidence import Outcome
-    from checks.ws import OVERFIT
+    from checks.registry import get
+
+    OVERFIT = get("ws.overfit")
 
     monkeypatch.setitem(OVERFIT.levels, "S", lambda ctx: Outcome(False, {"x": 1}, "planted failure"))
     assert main(["verify", "--claims", "ws.overfit", "--levels", "S", "--report-dir", str(tmp_path),

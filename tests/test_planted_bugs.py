@@ -14,12 +14,8 @@ import numpy as np
 import pytest
 
 from checks.falsify import falsify, replay
-from checks.ws_properties import (
-    bound_property,
-    moments_property,
-    theorem_bounds_property,
-    theorem_equality_property,
-)
+from checks.ws.bound import bound_property, moments_property
+from checks.ws.theorem import theorem_bounds_property, theorem_equality_property
 from numerics._derived import ws as ws_kernels
 from numerics.ws import ce_hessian_moments, ws_bounds
 

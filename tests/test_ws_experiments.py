@@ -16,9 +16,8 @@ import numpy as np
 import pytest
 import torch
 
-from checks.registry import Context
-from checks.ws import DEPENDENCE, EXPERIMENT, OVERFIT
-from checks.ws_experiments import GRAD_TOL, l2_shift, macro_f1, training_set
+from checks.registry import Context, get
+from checks.ws.experiments import GRAD_TOL, l2_shift, macro_f1, training_set
 from numerics.ws import ce_hessian_moments, ws_bounds
 
 N, M = 3, 2
@@ -53,7 +52,7 @@ def ctx(tmp_path_factory) -> Context:
 
 @pytest.fixture(scope="module")
 def experiment(ctx):
-    return EXPERIMENT.run("E", ctx)
+    return get("ws.experiment").run("E", ctx)
 
 
 def _figures_exist(ctx, ev):
@@ -106,17 +105,17 @@ def test_l2_shift_matches_dense_hessian(ctx, experiment):
 
 
 def test_dependence_passes_and_is_deterministic(ctx):
-    ev = DEPENDENCE.run("E", ctx)
+    ev = get("ws.dependence").run("E", ctx)
     assert ev.passed, ev.summary
     for k in ("v_norm", "N", "rho"):
         assert ev.metric[f"spearman_{k}"] >= 0.8
     _figures_exist(ctx, ev)
-    again = DEPENDENCE.run("E", Context(quick=True, report_dir=ctx.report_dir))
+    again = get("ws.dependence").run("E", Context(quick=True, report_dir=ctx.report_dir))
     assert again.metric == ev.metric
 
 
 def test_overfit_passes(ctx):
-    ev = OVERFIT.run("E", ctx)
+    ev = get("ws.overfit").run("E", ctx)
     assert ev.passed, ev.summary
     assert ev.metric["monotone_seeds"] == ev.metric["seeds"]
     assert ev.metric["slope_scaled_min"] > 0

@@ -123,8 +123,8 @@ def test_mp_user_expression_gets_guard_digits():
 def test_gelu_counterexample_from_a_fresh_clone_is_refuted():
     """Regression: the two-stage falsifier once *confirmed* λ_max > λ_sup on this D = 2 GELU net (exact
     equality case, H entries ~1e-26): the 50-digit closed form had lost 27 digits in 1 + erf(t/√2)."""
-    from checks.strategies import NetCase
-    from checks.ws_properties import bound_property
+    from checks.ws.bound import bound_property
+    from checks.ws.strategies import NetCase
 
     case = NetCase.from_json({"W": [[5.53398590529]], "X": [[-2.0]], "activation": "gelu", "b": None,
                               "bias": False, "c": None, "v": [0.0], "y": [0.0]})

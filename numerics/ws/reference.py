@@ -18,7 +18,25 @@ import numpy as np
 import sympy as sp
 
 from numerics.ws.activations import T, get_activation
-from numerics.ws.moments import dim_of, validate_net
+
+
+def _arrays(W, b, v, c, X, y, bias):
+    """float64 arrays with the shapes the SPEC's net needs (this reference's own, minimal checks: it shares
+    no code with the closed form it judges)."""
+    W, v, X, y = (np.asarray(a, dtype=np.float64) for a in (W, v, X, y))
+    N, M = W.shape
+    if v.shape != (N,) or X.ndim != 2 or X.shape[1] != M or y.shape != (X.shape[0],):
+        raise ValueError(f"reference: shapes W {W.shape}, v {v.shape}, X {X.shape}, y {y.shape} do not fit")
+    if bias:
+        b, c = np.asarray(b, dtype=np.float64).reshape(N), float(c)
+    else:
+        b = c = None
+    return W, b, v, c, X, y
+
+
+def _dim(N: int, M: int, bias: bool) -> int:
+    """D from the SPEC's parameter order θ = (vec W, b, v, c): N·M + N + N + 1 with biases, N·M + N without."""
+    return N * M + (N if bias else 0) + N + (1 if bias else 0)
 
 
 def _theta(W, b, v, c, bias):
@@ -31,7 +49,7 @@ def torch_loss_fn(W, b, v, c, X, y, activation="tanh", *, bias=True):
     import torch
 
     act = get_activation(activation)
-    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
     N, M = W.shape
     phi = act.torch()
     Xt = torch.as_tensor(X, dtype=torch.float64)
@@ -108,9 +126,9 @@ def _generic_sample_hessian(M: int, N: int, bias: bool):
 
     The arguments after (θ, x) are the values φ^{(r)}(a_k) and ℓ′(z), ℓ″(z); the caller supplies them
     from the SymPy derivatives of the concrete φ and from BCE (ℓ′ = p − y, ℓ″ = p(1 − p), derived in
-    ``proofs.ws.core.derive_bce``). Fast to build at any size.
+    ``proofs.ws.derive_bce``). Fast to build at any size.
     """
-    from proofs.ws.core import DERIVS, d2ell, dell, ell
+    from proofs.ws import DERIVS, d2ell, dell, ell
 
     theta, x, y, z = _sample_net(M, N, bias, lambda a: DERIVS[0](a))
     H = sp.hessian(ell(z, y), theta)
@@ -134,7 +152,7 @@ def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
     concrete values; ``concrete=True`` differentiates the written-out BCE of the concrete φ.
     """
     act = get_activation(activation)
-    W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
+    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
     N, M = W.shape
     with mpmath.workdps(dps):
         theta = [mpmath.mpf(t) for t in _theta(W, b, v, c, bias)]
@@ -160,7 +178,7 @@ def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
             p = 1 / (1 + mpmath.exp(-z))
             H += mpmath.matrix(fn(theta, xm, P, [p - yi, p * (1 - p)]))
         H /= len(y)
-    assert D == dim_of(N, M, bias)
+    assert D == _dim(N, M, bias)
     return H
 
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies shared by the falsification properties.
+"""Hypothesis strategies of the ws paper (the F levels of ws.theorem and ws.bound).
 
 The net strategy aims at the hard corners on purpose: n = 1, D = 2 (M = N = 1 without biases),
 near-duplicate samples, saturated sigmoids, huge and tiny weights, and ill-conditioned Hessians
@@ -14,8 +14,9 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from checks.ws.cases import ACTIVATIONS
+
 _unit = st.floats(-3, 3, allow_nan=False, allow_infinity=False, width=64)
-ACTIVATIONS = ("sigmoid", "tanh", "softplus", "gelu")
 
 
 @dataclass(frozen=True)

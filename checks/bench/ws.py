@@ -1,0 +1,515 @@
+"""ws (Wolkowicz–Styan Hessian bounds): the closed-form moments tr H, tr H² against the alternatives.
+
+(a) the suite's closed form :func:`numerics.ws.ce_hessian_moments`, (b) the dense Hessian by
+``torch.func`` plus ``eigvalsh``, (c) the HVP estimators of :mod:`numerics.ws.estimators`; their scaling
+in n and D, memory against the block size, the roofline at the headline size, the MNIST-sized case,
+mpmath dps = 50 against float64, and the falsifier's throughput on the ws properties.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from checks.bench.harness import (
+    GB,
+    MB,
+    Bench,
+    fit_exponent,
+    interleaved,
+    median_time,
+    profile_top,
+    pyplot,
+    rss_peak,
+    save_figure,
+    traced_peak,
+)
+
+
+# --------------------------------------------------------------------------------------------- problems
+def make_net(M: int, N: int, n: int, seed: int = 0):
+    """A generic tanh net and a two-class Gaussian data set (scales keep p away from 0 and 1)."""
+    rng = np.random.default_rng([seed, M, N, n])
+    W = rng.normal(size=(N, M)) / math.sqrt(M)
+    b = 0.1 * rng.normal(size=N)
+    v = rng.normal(size=N) / math.sqrt(N)
+    y = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, M)) + 0.5 * (2 * y[:, None] - 1) / math.sqrt(M)
+    return W, b, v, 0.1, X, y
+
+
+def dim_of(M: int, N: int) -> int:
+    return N * (M + 2) + 1
+
+
+def closed_form_cost(n: int, M: int, N: int, block: int = 256) -> dict[str, float]:
+    """Flops of the GEMMs and bytes of the block-sized elementwise passes of ``numerics.ws.moments._moments``.
+
+    Counted from the code as of 4a6081f (pair sums grouped by the power of G, gKg's and KK's G² terms
+    sharing their right factor r∘φ″; bias=True): per pair of blocks (I ≤ J) one Gram GEMM (K = M+1),
+    2 GEMMs with K = N in gg, and one (b×b)·(b×N) G² product per orientation (one on the diagonal).
+    Elementwise traffic per b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs and 3
+    temporaries, S², G² (8); reads gg 5, S² 1, qᵀS²q 1, G² 1 and one per G² product (2 off the
+    diagonal, 1 on it). The O(n(M+1)N) G-linear terms and the per-sample tables are omitted.
+    """
+    flops = bytes_ = 0.0
+    starts = list(range(0, n, block))
+    for I in starts:
+        bi = min(block, n - I)
+        for J in starts:
+            if J < I:
+                continue
+            bj = min(block, n - J)
+            e = bi * bj
+            diag = I == J
+            flops += 2 * e * (M + 1) + 2 * e * N * (3 if diag else 4)
+            bytes_ += 8 * e * (8 + (9 if diag else 10))
+    return {"flops": flops, "bytes": bytes_}
+
+
+# ----------------------------------------------------------------------------------------------- sections
+def closed(net, block=None):
+    """The suite's closed form as a user calls it (its default block unless one is given)."""
+    from numerics.ws import ce_hessian_moments
+
+    kw = {} if block is None else {"block": block}
+    return lambda: ce_hessian_moments(*net, "tanh", **kw)
+
+
+def warm_hvp(net):
+    """Batched Hessian-vector products of the net (torch.func), traced once."""
+    from numerics.ws.reference import hvp_operator
+
+    hvp, D = hvp_operator(*net, "tanh")
+    import torch
+
+    hvp(torch.ones(D, 2, dtype=torch.float64))  # warm up torch.func tracing
+    return hvp, D
+
+
+def dense_plan(bench: Bench, M, N, n, t_probe: float) -> dict[str, Any]:
+    D = dim_of(M, N)
+    per_dir = 8.0 * n * (M + 6 * N) * 3  # tangents of the forward/backward intermediates
+    chunk = int(max(1, min(D, (256 * MB) // per_dir)))
+    mem = 8.0 * D * D * 4 + chunk * per_dir  # H, the identity, eigvalsh copy + work
+    t_est = t_probe * D + bench.data["machine"]["eigvalsh_s_per_D3"] * D**3
+    plan = {"D": D, "chunk": chunk, "mem_est_gb": mem / GB, "time_est_s": t_est, "run": True}
+    if mem > bench.dense_mem:
+        plan.update(
+            run=False,
+            reason=f"estimated memory {mem / GB:.1f} GB > budget {bench.dense_mem / GB:.1f} GB "
+            f"(H alone is 8·D² = {8 * D * D / GB:.1f} GB)",
+        )
+    elif t_est > bench.dense_time:
+        plan.update(
+            run=False,
+            reason=f"estimated time {t_est:.0f} s > budget {bench.dense_time:.0f} s "
+            "(D HVP columns + eigvalsh, at this run's measured rates)",
+        )
+    return plan
+
+
+def dense(net, chunk):
+    """The dense Hessian, block of columns by block (forward-over-reverse, ``chunk`` columns a vmap)."""
+    import torch
+
+    from numerics.ws.reference import hvp_operator
+
+    hvp, D = hvp_operator(*net, "tanh")
+
+    def run():
+        H = torch.empty(D, D, dtype=torch.float64)
+        eye = torch.eye(D, dtype=torch.float64)
+        for s in range(0, D, chunk):
+            H[:, s : s + chunk] = hvp(eye[:, s : s + chunk])
+        H = 0.5 * (H + H.T)
+        ev = torch.linalg.eigvalsh(H)
+        return float(ev[-1]), float(torch.trace(H)), float((H * H).sum())
+
+    return run
+
+
+def sweep(bench: Bench, key: str, cases: list[tuple[int, int, int]], progress=None):
+    from numerics.ws.estimators import hutchinson, lanczos_lmax
+
+    g = bench.grid
+    rows = []
+    for M, N, n in cases:
+        net = make_net(M, N, n, bench.seed)
+        row: dict[str, Any] = {"M": M, "N": N, "n": n, "D": dim_of(M, N)}
+        cf = closed(net)
+        t_cf, m = median_time(cf, reps=g.reps if n <= 5000 else 2, min_total=0 if bench.quick else 0.3)
+        row["closed_s"] = t_cf
+        row["closed_mem_traced_mb"] = traced_peak(cf)[0] / MB
+        row["trace"], row["trace_sq"] = m.trace, m.trace_sq
+        cost = closed_form_cost(n, M, N)
+        row.update(closed_gflop=cost["flops"] / 1e9, closed_gbytes=cost["bytes"] / 1e9)
+        hvp, D = warm_hvp(net)
+        hres = hutchinson(hvp, D, n_probes=g.hutch_probes, batch=8, seed=bench.seed)
+        row["hvp_s_per_probe"] = hres.seconds / hres.n_probes
+        row["hutch_rel_sd_trace"] = float(np.std(hres.trace.samples, ddof=1) / abs(hres.trace.estimate))
+        row["hutch_rel_sd_trace_sq"] = float(np.std(hres.trace_sq.samples, ddof=1) / hres.trace_sq.estimate)
+        steps = min(20, D)
+        lz = lanczos_lmax(hvp, D, steps=steps, seed=bench.seed)
+        row["lanczos_s_per_step"] = lz.seconds / lz.steps
+        plan = (
+            dense_plan(bench, M, N, n, row["hvp_s_per_probe"])
+            if n <= g.dense_n_max
+            else {
+                "run": False,
+                "reason": f"n > {g.dense_n_max}: dense only at n ≤ {g.dense_n_max} in this sweep "
+                "(its cost is linear in n at fixed D; see the D sweep)",
+            }
+        )
+        row["dense_plan"] = plan
+        if plan["run"]:
+            dn = dense(net, plan["chunk"])
+            mem, how, _ = rss_peak(dn)
+            row["dense_mem_rss_mb"], row["rss_method"] = mem / MB, how
+            # interleaved: the closed form runs between dense runs, medians of each
+            rounds = 2 if plan["time_est_s"] > 10 else 3
+            med, outs = interleaved({"closed": cf, "dense": dn}, rounds=rounds)
+            row["dense_s"], row["closed_s_interleaved"] = med["dense"], med["closed"]
+            row["ratio_dense_over_closed"] = med["dense"] / med["closed"]
+            lmax, tr, tr2 = outs["dense"]
+            row["dense_lmax"] = lmax
+            row["rel_err_trace"] = abs(m.trace - tr) / abs(tr)
+            row["rel_err_trace_sq"] = abs(m.trace_sq - tr2) / tr2
+            row["lanczos_steps"], row["lanczos_lmax"] = steps, lz.estimate
+            row["lanczos_rel_err"] = abs(lz.estimate - lmax) / abs(lmax)
+        rows.append(row)
+        bench.log(
+            f"{key}: M={M} N={N} n={n} D={row['D']}: closed {t_cf:.3g}s"
+            + (
+                f", dense {row['dense_s']:.3g}s ({row['ratio_dense_over_closed']:.0f}x)"
+                if "dense_s" in row
+                else f", dense skipped ({plan['reason'][:60]})"
+            )
+        )
+        if progress:
+            progress()
+    bench.data[key] = {"rows": rows}
+    return rows
+
+
+def fits(bench: Bench):
+    n_rows = bench.data["n_sweep"]["rows"]
+    ns = [r["n"] for r in n_rows]
+    tail = [r for r in n_rows if r["n"] >= 1000] or n_rows
+    big = [r for r in n_rows if r["n"] >= 2048] or n_rows[-2:]
+    D_rows = bench.data["D_sweep"]["rows"]
+    flopsD = [r["M"] + 1 + 6 * r["N"] for r in D_rows]
+    dbig = [r for r in D_rows if r["D"] >= 500] or D_rows
+    f = {
+        "time_vs_n": fit_exponent([r["n"] for r in tail], [r["closed_s"] for r in tail]),
+        "time_vs_n_range": [tail[0]["n"], tail[-1]["n"]],
+        "time_vs_n_predicted": 2.0,
+        "mem_vs_n": fit_exponent([r["n"] for r in big], [r["closed_mem_traced_mb"] for r in big]),
+        "mem_vs_n_range": [big[0]["n"], big[-1]["n"]],
+        "mem_vs_n_predicted": 1.0,
+        "time_vs_D": fit_exponent([r["D"] for r in dbig], [r["closed_s"] for r in dbig]),
+        "time_vs_D_predicted": fit_exponent([r["D"] for r in dbig], [r["M"] + 1 + 6 * r["N"] for r in dbig]),
+        "time_vs_D_range": [dbig[0]["D"], dbig[-1]["D"]],
+        "time_vs_cost_model": fit_exponent(
+            [c for c, r in zip(flopsD, D_rows, strict=True) if r["D"] >= 500],
+            [r["closed_s"] for r in dbig],
+        ),
+        "mem_vs_D": fit_exponent([r["D"] for r in dbig], [r["closed_mem_traced_mb"] for r in dbig]),
+        "hvp_time_vs_n": fit_exponent(ns, [r["hvp_s_per_probe"] for r in n_rows]),
+        "hvp_time_vs_D": fit_exponent([r["D"] for r in dbig], [r["hvp_s_per_probe"] for r in dbig]),
+    }
+    dn = [r for r in n_rows if "dense_s" in r]
+    if len(dn) >= 2:
+        f["dense_time_vs_n"] = fit_exponent([r["n"] for r in dn], [r["dense_s"] for r in dn])
+    dd = [r for r in D_rows if "dense_s" in r and r["D"] >= 100]
+    if len(dd) >= 2:
+        f["dense_time_vs_D"] = fit_exponent([r["D"] for r in dd], [r["dense_s"] for r in dd])
+    bench.data["exponents"] = f
+
+
+def block_sweep(bench: Bench):
+    g = bench.grid
+    M, N = g.n_sweep_MN
+    net = make_net(M, N, g.block_sweep_n, bench.seed)
+    rows = []
+    for blk in g.blocks:
+        cf = closed(net, block=blk)
+        t, _ = median_time(cf, reps=2)
+        rows.append({"block": blk, "n": g.block_sweep_n, "closed_s": t, "mem_traced_mb": traced_peak(cf)[0] / MB})
+    bench.data["block_sweep"] = {
+        "rows": rows,
+        "mem_vs_block": fit_exponent([r["block"] for r in rows], [r["mem_traced_mb"] for r in rows]),
+    }
+
+
+def headline(bench: Bench):
+    g = bench.grid
+    (M, N), n = g.head_MN, g.head_n
+    row = None
+    if "D_sweep" in bench.ran:  # else (a --merge re-run of the headline alone) measure the case afresh
+        rows = bench.data.get("D_sweep", {}).get("rows", [])
+        row = next((r for r in rows if (r["M"], r["N"], r["n"]) == (M, N, n)), None)
+    if row is None:
+        row = sweep(bench, "headline_case", [(M, N, n)])[0]
+    mach = bench.data["machine"]
+    cost = closed_form_cost(n, M, N)
+    net = make_net(M, N, n, bench.seed)
+    where = f"(D = {row['D']}, n = {n})" + (" [quick stand-in for D≈2000, n=2000]" if bench.quick else "")
+    # the roofline's rates are measured interleaved with the closed form (the load drifts)
+    rng = np.random.default_rng(1)
+    s_g = 768 if bench.quick else 1536
+    A, B = rng.random((s_g, s_g)), rng.random((s_g, s_g))
+    big = rng.random((16 if bench.quick else 32) * MB // 8)
+    outb = np.empty_like(big)
+    med, outs = interleaved(
+        {
+            "closed": closed(net),
+            "gemm": lambda: A @ B,
+            "triad": lambda: np.add(big, big, out=outb),
+        },
+        rounds=g.reps,
+    )
+    gemm_rate, bw = 2 * s_g**3 / med["gemm"], 3 * big.nbytes / med["triad"]
+    t_flop = cost["flops"] / gemm_rate
+    t_mem = cost["bytes"] / bw
+    roof = t_flop + t_mem
+    t_cf = med["closed"]
+    h = {
+        "M": M,
+        "N": N,
+        "n": n,
+        "D": row["D"],
+        "closed_s": t_cf,
+        "closed_s_with_dense": row.get("closed_s_interleaved", row["closed_s"]),
+        "gemm_gflops": gemm_rate / 1e9,
+        "triad_gbs": bw / 1e9,
+        "roofline_s": roof,
+        "roofline_flop_s": t_flop,
+        "roofline_mem_s": t_mem,
+        "gflop": cost["flops"] / 1e9,
+        "gbytes": cost["bytes"] / 1e9,
+        "closed_over_roofline": t_cf / roof,
+        "achieved_gflops": cost["flops"] / t_cf / 1e9,
+    }
+    if "dense_s" in row:
+        h.update(dense_s=row["dense_s"], ratio=row["ratio_dense_over_closed"])
+        D = row["D"]
+        t_cols = row["hvp_s_per_probe"] * D
+        t_eig = mach["eigvalsh_s_per_D3"] * D**3
+        expl = (
+            f"Measured split. Dense = {D} HVP columns (≈{t_cols:.1f} s at "
+            f"{row['hvp_s_per_probe'] * 1e3:.1f} ms/probe, batched) +"
+            f" eigvalsh (≈{t_eig:.1f} s): it costs "
+            f"O(n·D·(M+N)) + O(D³) and is fast at "
+            f"this D. Closed form {t_cf:.3g} s = {cost['flops'] / 1e9:.2f} GFLOP of GEMMs "
+            f"({t_flop:.3g} s at the GEMM peak) + {cost['bytes'] / 1e9:.2f} GB of b×b elementwise passes "
+            f"({t_mem:.3g} s): it is at {t_cf / roof:.2f}× its roofline, so only less work helps."
+        )
+        bench.target(
+            f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
+            row["ratio_dense_over_closed"],
+            ">=",
+            100.0,
+            "×",
+            lambda: closed(net)(),
+            explanation=expl,
+        )
+    else:
+        bench.target(
+            f"closed form ≥ 100× faster than dense Hessian + eigvalsh {where}",
+            None,
+            ">=",
+            100.0,
+            "×",
+            None,
+            skipped=row["dense_plan"].get("reason"),
+        )
+    bench.target(
+        f"closed form within 2× of the roofline {where}",
+        t_cf / roof,
+        "<=",
+        2.0,
+        "×",
+        lambda: closed(net)(),
+    )
+    # what the time goes to: kernel GEMMs vs the rest (profile, always recorded)
+    h["profile"] = profile_top(lambda: closed(net)())
+    bench.data["headline"] = h
+    bench.log(f"headline: closed {t_cf:.3g}s, roofline {roof:.3g}s ({t_cf / roof:.1f}x)")
+
+
+def mnist(bench: Bench):
+    from numerics.ws.estimators import hutchinson, lanczos_lmax
+
+    g = bench.grid
+    (M, N), n = g.big_MN, g.big_n
+    net = make_net(M, N, n, bench.seed)
+    D = dim_of(M, N)
+    cf = closed(net)
+    mem_rss, how, _ = rss_peak(cf)  # the first call: freed blocks are not yet cached by malloc
+    mem_tr, _ = traced_peak(cf)
+    hvp, _ = warm_hvp(net)
+    lz_box: dict[str, Any] = {}
+
+    def lanczos():
+        lz_box["r"] = lanczos_lmax(hvp, D, steps=g.lanczos_steps, seed=bench.seed)
+        return lz_box["r"]
+
+    med, outs = interleaved({"closed": cf, "lanczos": lanczos}, rounds=2, reps={"lanczos": 1})
+    m, lz = outs["closed"], lz_box["r"]
+    lz_mem, _, _ = rss_peak(lambda: lanczos_lmax(hvp, D, steps=3, seed=bench.seed))
+    hres = hutchinson(hvp, D, n_probes=g.hutch_probes, batch=8, seed=bench.seed)
+    t_probe = hres.seconds / hres.n_probes
+    eps = bench.data.get("mpmath", {}).get("closed_rel_err_max") or 1e-13
+    eps = max(eps, 1e-16)
+    need = {}
+    for name, est in (("trace", hres.trace), ("trace_sq", hres.trace_sq)):
+        for tgt in (1e-2, 1e-3, eps):
+            k = est.probes_for(tgt)
+            need[f"{name}@{tgt:.0e}"] = {"probes": k, "seconds": k * t_probe}
+    r = {
+        "M": M,
+        "N": N,
+        "n": n,
+        "D": D,
+        "closed_s": med["closed"],
+        "closed_mem_rss_mb": mem_rss / MB,
+        "closed_mem_traced_mb": mem_tr / MB,
+        "rss_method": how,
+        "trace": m.trace,
+        "trace_sq": m.trace_sq,
+        "lambda_sup": float(m.lambda_sup),
+        "lanczos_steps": lz.steps,
+        "lanczos_s": med["lanczos"],
+        "lanczos_lmax": lz.estimate,
+        "lanczos_residual": lz.residual,
+        "lanczos_mem_rss_mb": lz_mem / MB,
+        "hutch_probes": hres.n_probes,
+        "hutch_s_per_probe": t_probe,
+        "hutch_trace": [hres.trace.estimate, hres.trace.stderr],
+        "hutch_trace_sq": [hres.trace_sq.estimate, hres.trace_sq.stderr],
+        "hutch_z_trace": (hres.trace.estimate - m.trace) / hres.trace.stderr,
+        "hutch_z_trace_sq": (hres.trace_sq.estimate - m.trace_sq) / hres.trace_sq.stderr,
+        "closed_rel_accuracy_used": eps,
+        "hutch_probes_needed": need,
+        "lanczos_over_closed": med["lanczos"] / med["closed"],
+    }
+    bench.data["mnist"] = r
+    label = f"({M}, {N}), n={n}"
+    prof = lambda: closed(net)()
+    if bench.quick:
+        label += " [quick stand-in for (784, 256), n=10⁴]"
+    bench.target(f"exact tr H, tr H² under 60 s at {label}", med["closed"], "<=", 60.0, "s", prof)
+    bench.target(f"peak memory under 2 GB at {label}", max(mem_rss, mem_tr) / GB, "<=", 2.0, "GB", prof)
+    bench.target(
+        f"faster than a {lz.steps}-step Lanczos λ_max at {label}",
+        med["lanczos"] / med["closed"],
+        ">=",
+        1.0,
+        "× (Lanczos/closed)",
+        prof,
+    )
+    bench.log(f"mnist: closed {med['closed']:.3g}s {mem_rss / MB:.0f} MB, lanczos {med['lanczos']:.3g}s")
+
+
+def mpmath_section(bench: Bench):
+    import mpmath
+
+    from numerics.ws import ce_hessian_moments
+
+    g = bench.grid
+    M, N = g.mp_MN
+    rows = []
+    for n in g.mp_n:
+        net = make_net(M, N, n, bench.seed)
+        t64, m64 = median_time(lambda net=net: ce_hessian_moments(*net, "tanh"), reps=g.reps, min_total=0.2)
+        tmp, mmp = median_time(lambda net=net: ce_hessian_moments(*net, "tanh", dps=50), reps=1)
+        err = max(
+            abs(m64.trace - float(mmp.trace)) / abs(float(mmp.trace)),
+            abs(m64.trace_sq - float(mmp.trace_sq)) / float(mmp.trace_sq),
+        )
+        with mpmath.workdps(50):
+            digits = -float(
+                mpmath.log10(max(abs(mpmath.mpf(m64.trace_sq) - mmp.trace_sq) / mmp.trace_sq, mpmath.mpf(10) ** -30))
+            )
+        rows.append(
+            {
+                "M": M,
+                "N": N,
+                "n": n,
+                "float64_s": t64,
+                "mpmath50_s": tmp,
+                "ratio": tmp / t64,
+                "float64_rel_err": err,
+                "float64_digits": digits,
+            }
+        )
+    bench.data["mpmath"] = {
+        "rows": rows,
+        "closed_rel_err_max": max(r["float64_rel_err"] for r in rows),
+        "time_vs_n_mp": fit_exponent([r["n"] for r in rows], [r["mpmath50_s"] for r in rows]),
+    }
+    bench.log(f"mpmath: {rows[-1]['ratio']:.0f}x slower than float64 at n={rows[-1]['n']}")
+
+
+def falsify_section(bench: Bench):
+    """Examples per second of the two-stage falsifier on a cheap and on a dense-Hessian ws property."""
+    from checks.falsify import falsify
+    from checks.ws.bound import bound_property
+    from checks.ws.theorem import theorem_bounds_property
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for prop, budget in (
+            (theorem_bounds_property(), bench.grid.falsify_budget[0]),
+            (bound_property(), bench.grid.falsify_budget[1]),
+        ):
+            res = falsify(prop, budget=budget, seed=bench.seed, out_dir=Path(tmp))
+            rows.append(
+                {
+                    "property": prop.name,
+                    "examples": res.calls,
+                    "seconds": res.seconds,
+                    "examples_per_s": res.examples_per_second,
+                    "candidates": res.candidates,
+                    "confirmed": res.confirmed,
+                }
+            )
+            bench.log(f"falsify {prop.name}: {res.examples_per_second:.1f} ex/s")
+    bench.data["falsify"] = {"available": True, "rows": rows}
+
+
+# ------------------------------------------------------------------------------------------------ plots
+def plots(out: Path, data: dict[str, Any]) -> list[str]:
+    """Time and peak memory of (a), (b), (c) along the n sweep and the D sweep."""
+    plt = pyplot()
+    written = []
+    for key, xkey, xlabel in (("n_sweep", "n", "n (samples)"), ("D_sweep", "D", "D (parameters)")):
+        rows = data.get(key, {}).get("rows", [])
+        if not rows:
+            continue
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        x = [r[xkey] for r in rows]
+        ax1.loglog(x, [r["closed_s"] for r in rows], "o-", label="(a) closed form")
+        dn = [r for r in rows if "dense_s" in r]
+        if dn:
+            ax1.loglog([r[xkey] for r in dn], [r["dense_s"] for r in dn], "s-", label="(b) dense Hessian + eigvalsh")
+        ax1.loglog(x, [r["hvp_s_per_probe"] for r in rows], "^--", label="(c) one HVP (per probe / Lanczos step)")
+        ax1.set(xlabel=xlabel, ylabel="seconds", title=f"time, {key.replace('_', ' ')}")
+        ax1.legend(fontsize=7)
+        ax2.loglog(x, [r["closed_mem_traced_mb"] for r in rows], "o-", label="(a) tracemalloc peak")
+        if dn:
+            ax2.loglog(
+                [r[xkey] for r in dn],
+                [max(r["dense_mem_rss_mb"], 1e-3) for r in dn],
+                "s-",
+                label="(b) RSS peak growth",
+            )
+        ax2.set(xlabel=xlabel, ylabel="MB", title="peak memory")
+        ax2.legend(fontsize=7)
+        written.append(save_figure(fig, out, key))
+    return written

@@ -1,0 +1,97 @@
+"""ws.bound: λ_max(H) ≤ λ_sup = μ + √(D−1)σ, μ = tr H/D, σ² = tr H²/D − μ², for all θ and data.
+
+Evaluator: :func:`numerics.ws.ce_hessian_moments` (``lambda_sup``). A: the exact λ_max of a torch.func
+Hessian. F: λ_max of the dense reference (mpmath ``eigsy`` at 60 digits) against λ_sup, and λ_sup's
+inputs (tr H, tr H²) against the reference's, with an injectable ``moments_fn``.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from checks.evidence import Outcome
+from checks.falsify import NotApplicable, Property, run_properties
+from checks.registry import Context
+from checks.tol import TOL
+from checks.ws.cases import small_cases
+from checks.ws.strategies import NetCase, ce_nets
+from numerics.ws import ce_hessian_moments
+from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments
+
+ID = "ws.bound"
+
+
+def level_A(ctx: Context) -> Outcome:
+    ratios, slack = [], []
+    for act, bias, net in small_cases(ctx, "ws.bound/A", n=25):
+        H = ce_hessian_torch(*net, act, bias=bias)
+        lmax = float(np.linalg.eigvalsh(H)[-1])
+        lsup = float(ce_hessian_moments(*net, act, bias=bias).lambda_sup)
+        ratios.append(lmax / lsup)
+        slack.append(lsup - lmax)
+    ok = min(slack) >= 0
+    return Outcome(ok, {"cases": len(ratios), "max_lmax_over_lsup": max(ratios), "min_slack": min(slack)},
+                   f"λ_max(torch Hessian) ≤ λ_sup in {len(ratios)} cases; λ_max/λ_sup ∈ "
+                   f"[{min(ratios):.3f}, {max(ratios):.3f}]")
+
+
+def bound_property(moments_fn=ce_hessian_moments) -> Property:
+    """λ_max(H) ≤ λ_sup, with λ_max exact (eigvalsh / mpmath eigsy of the dense reference)."""
+
+    def screen(case: NetCase):
+        H = ce_hessian_torch(*case.args, case.activation, bias=case.bias)
+        lmax = float(np.linalg.eigvalsh(H)[-1])
+        try:
+            lsup = float(moments_fn(*case.args, case.activation, bias=case.bias).lambda_sup)
+        except ValueError as exc:  # float64 overflow: the closed form asks for dps; not a verdict
+            raise NotApplicable(str(exc)) from exc
+        return (lmax - lsup) / (np.linalg.norm(H) + 1e-300) - TOL["ws_screen_slack"]
+
+    def confirm(case: NetCase):
+        dps = TOL["confirm_dps"]
+        H = ce_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
+        with mpmath.workdps(dps + 10):
+            lmax = max(mpmath.eigsy(H, eigvals_only=True))
+            scale = mpmath.sqrt(mp_trace_moments(H, dps + 10)[1]) + mpmath.mpf(10) ** -300
+            lsup = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps).lambda_sup
+            return float((lmax - lsup) / scale - TOL["ws_confirm_slack"])
+
+    return Property("ws.bound/upper", ce_nets(), screen, confirm, NetCase.to_json, NetCase.from_json, budget=120)
+
+
+def moments_property(moments_fn=ce_hessian_moments) -> Property:
+    """λ_sup's inputs: the closed-form (tr H, tr H²) equal the dense Hessian's, in every corner."""
+
+    def rel(a, b, scale):
+        return abs(a - b) / scale
+
+    def screen(case: NetCase):
+        H = ce_hessian_torch(*case.args, case.activation, bias=case.bias)
+        try:
+            m = moments_fn(*case.args, case.activation, bias=case.bias)
+        except ValueError as exc:
+            raise NotApplicable(str(exc)) from exc
+        fro2 = float(np.sum(H * H))
+        s1 = float(np.sum(np.abs(np.diag(H)))) + 1e-300
+        return max(rel(m.trace, np.trace(H), s1), rel(m.trace_sq, fro2, fro2 + 1e-300)) - TOL["ws_moments_screen"]
+
+    def confirm(case: NetCase):
+        dps = TOL["confirm_dps"]
+        H = ce_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
+        tr, tr2 = mp_trace_moments(H, dps + 10)
+        m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
+        with mpmath.workdps(dps + 10):
+            s1 = mpmath.fsum(abs(H[i, i]) for i in range(H.rows)) + mpmath.mpf(10) ** -300
+            return float(max(rel(m.trace, tr, s1), rel(m.trace_sq, tr2, tr2 + mpmath.mpf(10) ** -300))
+                         - TOL["ws_confirm_slack"])
+
+    return Property("ws.bound/moments", ce_nets(), screen, confirm, NetCase.to_json, NetCase.from_json,
+                    budget=120)
+
+
+PROPERTIES = (bound_property(), moments_property())
+
+
+def level_F(ctx: Context) -> Outcome:
+    return run_properties(ctx, PROPERTIES, ID)

@@ -1,0 +1,142 @@
+"""ws.experiment: M = 2, N = 3, two Gaussian classes: λ_sup against the exact λ_1 at many critical points
+of the L2-regularised loss, and λ_sup against test macro-F1.
+
+Evaluators: :func:`numerics.ws.ce_hessian_moments` and :func:`numerics.ws.ws_bounds` (λ_sup), the dense
+torch Hessian for the exact λ_1 only; data, training and the L2 shift in :mod:`checks.ws.experiments`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from checks.evidence import Outcome, rel_err
+from checks.registry import Context
+from checks.tol import TOL
+from checks.ws.experiments import (
+    ACT,
+    COVS,
+    GRAD_TOL,
+    L2_GRID,
+    MEANS,
+    MIN_CONVERGED,
+    find_critical_point,
+    l2_shift,
+    logits,
+    macro_f1,
+    random_net,
+    save_figure,
+    spearman,
+    torch_one_thread,
+    training_set,
+    two_gaussians,
+    unpack,
+)
+from numerics.ws import ce_hessian_moments, ws_bounds
+
+ID = "ws.experiment"
+
+
+def _experiment_config(ctx: Context) -> dict:
+    if ctx.quick:
+        return {"seeds": 2, "l2": (1e-2, 1e-1), "n_train": 60, "n_test": 500}
+    return {"seeds": 12, "l2": L2_GRID, "n_train": 100, "n_test": 2000}
+
+
+def level_E(ctx: Context) -> Outcome:
+    """Critical points of L_λ across seeds and λ: exact λ_1(H_λ) against λ_sup(H_λ); λ_sup against F1."""
+    cfg, N, M = _experiment_config(ctx), 3, 2
+    D = N * (M + 2) + 1
+    Xte, yte = two_gaussians(ctx.rng("ws.experiment/test"), cfg["n_test"])
+    jobs = [(k, l2) for k in range(cfg["seeds"]) for l2 in cfg["l2"]]
+    points, failed = [], []
+    with torch_one_thread():
+        for k, l2 in ctx.track(jobs, "ws.experiment: critical points"):
+            X, y = training_set(ctx, k, cfg["n_train"])
+            cp = find_critical_point(X, y, random_net(ctx.rng(f"ws.experiment/init/{k}/{l2!r}"), N, M), l2, N=N)
+            if not cp.grad_norm <= GRAD_TOL:
+                failed.append({"seed_index": k, "l2": l2, "grad_norm": cp.grad_norm})
+                continue
+            net, H = unpack(cp.theta, N, M), cp.hessian
+            H_l2 = H + l2 * np.eye(D)
+            ev, ev_bce = np.linalg.eigvalsh(H_l2), np.linalg.eigvalsh(H)
+            mom = ce_hessian_moments(*net, X, y, ACT)
+            tr, tr2 = l2_shift(mom.trace, mom.trace_sq, D, l2)
+            B = ws_bounds(tr, tr2, D)
+            points.append({
+                "seed_index": k, "l2": l2, "theta": cp.theta, "grad_norm": cp.grad_norm,
+                "lbfgs_iters": cp.lbfgs_iters, "newton_steps": cp.newton_steps,
+                "lambda_1": ev[-1], "lambda_min": ev[0], "lambda_sup": B.lmax_upper,
+                "lambda_lower": B.lmax_lower, "lambda_1_bce": ev_bce[-1], "lambda_sup_bce": mom.lambda_sup,
+                "shift_rel_err": max(rel_err(tr, np.trace(H_l2)), rel_err(tr2, np.sum(H_l2 * H_l2))),
+                "sup_shift_err": abs(B.lmax_upper - (mom.lambda_sup + l2)) / B.lmax_upper,
+                "test_macro_f1": macro_f1(yte, (logits(cp.theta, Xte, N) > 0).astype(float)),
+            })
+    if not points:
+        return Outcome(False, {"attempts": len(jobs), "critical_points": 0},
+                       f"no run reached ‖∇L_λ‖ ≤ {GRAD_TOL:.0e} ({len(jobs)} attempts)", details={"failed": failed})
+    col = {key: np.array([p[key] for p in points]) for key in points[0] if key != "theta"}
+    ratio, ratio_bce = col["lambda_1"] / col["lambda_sup"], col["lambda_1_bce"] / col["lambda_sup_bce"]
+    q = np.quantile(ratio, [0, 0.25, 0.5, 0.75, 1])
+    shift_err = float(max(col["shift_rel_err"].max(), col["sup_shift_err"].max()))
+    rho_f1, p_f1 = spearman(col["lambda_sup"], col["test_macro_f1"], pvalue=True)
+    rho_f1_bce = spearman(col["lambda_sup_bce"], col["test_macro_f1"])
+    n_ok, n_min = len(points), int(np.sum(col["lambda_min"] > 0))
+    lower_ok = int(np.sum(col["lambda_lower"] <= col["lambda_1"]))
+    passed = (n_ok >= math.ceil(MIN_CONVERGED * len(jobs)) and bool(np.all(ratio <= 1))
+              and bool(np.all(ratio_bce <= 1)) and shift_err <= TOL["autograd_rel"])
+    figs = _experiment_figures(ctx, col, ratio)
+    metric = {
+        "attempts": len(jobs), "critical_points": n_ok, "minima": n_min,
+        "max_grad_norm": float(col["grad_norm"].max()),
+        "ratio_min": q[0], "ratio_q1": q[1], "ratio_median": q[2], "ratio_q3": q[3], "ratio_max": q[4],
+        "ratio_bce_max": float(ratio_bce.max()), "ws_lower_bound_holds": lower_ok,
+        "l2_shift_max_rel_err": shift_err,
+        "spearman_lsup_f1": rho_f1, "spearman_lsup_f1_pvalue": p_f1, "spearman_lsup_bce_f1": rho_f1_bce,
+        "f1_min": float(col["test_macro_f1"].min()), "f1_max": float(col["test_macro_f1"].max()),
+    }
+    summary = (f"tanh M=2 N=3, {n_ok}/{len(jobs)} critical points of BCE+λ/2‖θ‖² (‖∇‖ ≤ {GRAD_TOL:.0e}, "
+               f"max {metric['max_grad_norm']:.0e}; {n_min} minima): λ_1/λ_sup ∈ [{q[0]:.3f}, {q[4]:.3f}], "
+               f"median {q[2]:.3f}; Spearman(λ_sup, test macro-F1) = {rho_f1:+.2f} (p = {p_f1:.2g}); "
+               f"L2 shift err {shift_err:.0e} (pass: ≥{MIN_CONVERGED:.0%} converge, all ratios ≤ 1, shift err ≤ 1e-10)")
+    details = {
+        "activation": ACT, "bias": True, "dim": D, "config": cfg,
+        "classes": {"means": [m.tolist() for m in MEANS], "covariances": [c.tolist() for c in COVS]},
+        "points": points, "failed": failed,
+        "ratio_bce_min": float(ratio_bce.min()),
+        "lower_bound_count": f"{lower_ok}/{n_ok} points have λ_lower = μ + σ/√(D−1) ≤ λ_1",
+    }
+    return Outcome(passed, metric, summary, details, figs)
+
+
+def _experiment_figures(ctx: Context, col: dict, ratio: np.ndarray) -> tuple[str, ...]:
+    l2 = col["l2"]
+    fig = Figure(figsize=(4.6, 4.2), layout="tight")
+    ax = fig.add_subplot()
+    sc = ax.scatter(col["lambda_sup"], col["lambda_1"], c=np.log10(l2), cmap="viridis", s=18)
+    lo = min(col["lambda_1"].min(), col["lambda_sup"].min()) * 0.8
+    hi = max(col["lambda_1"].max(), col["lambda_sup"].max()) * 1.25
+    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="λ_1 = λ_sup")
+    ax.set(xscale="log", yscale="log", xlabel="λ_sup (closed-form moments)", ylabel="exact λ_1 (eigvalsh)",
+           title="critical points of BCE + λ/2‖θ‖²")
+    ax.legend(loc="upper left")
+    fig.colorbar(sc, ax=ax, label="log10 λ")
+    out = [save_figure(ctx, fig, "ws_experiment_scatter.png")]
+
+    fig = Figure(figsize=(4.6, 3.4), layout="tight")
+    ax = fig.add_subplot()
+    ax.hist(ratio, bins=min(30, max(5, len(ratio) // 2)), color="C0", edgecolor="white")
+    ax.axvline(1, color="k", ls="--", lw=1)
+    ax.set(xlabel="λ_1 / λ_sup", ylabel="critical points", title=f"ratio distribution (n = {len(ratio)})")
+    out.append(save_figure(ctx, fig, "ws_experiment_ratio.png"))
+
+    fig = Figure(figsize=(4.6, 3.6), layout="tight")
+    ax = fig.add_subplot()
+    sc = ax.scatter(col["lambda_sup"], col["test_macro_f1"], c=np.log10(l2), cmap="viridis", s=18)
+    ax.set(xscale="log", xlabel="λ_sup", ylabel="test macro-F1",
+           title=f"Spearman ρ = {spearman(col['lambda_sup'], col['test_macro_f1']):+.2f}")
+    fig.colorbar(sc, ax=ax, label="log10 λ")
+    out.append(save_figure(ctx, fig, "ws_experiment_f1.png"))
+    return tuple(out)
