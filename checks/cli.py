@@ -1,14 +1,18 @@
 """``python -m checks`` / ``shallow-proofs``: verify, falsify, list, show, replay.
 
-Bad input (an unknown claim, a malformed level list, a ValueError from the API) is one readable line
-on stderr and exit code 2, never a traceback. A failing claim is exit code 1.
+Bad input (an unknown claim, a malformed level list, a report dir that cannot be written, a reproducer
+that is not one) is one readable line on stderr and exit code 2, checked before any claim runs. A claim
+whose evidence fails is exit code 1. ``replay`` exits 1 while its case is still a counterexample.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -34,17 +38,63 @@ def _parser() -> argparse.ArgumentParser:
                        help="claim IDs or prefixes (ws, flat.upsilon, ...); default: all")
         if name == "verify":
             s.add_argument("--levels", type=_levels, default=None, help="e.g. S,P,A (default: all)")
-        s.add_argument("--report-dir", type=Path, default=Path("reports"))
-        s.add_argument("--seed", type=int, default=20260)
+        s.add_argument("--report-dir", type=Path, default=Path("reports"),
+                       help="where verify.{json,md}, figures/ and counterexamples/ go (default: reports); "
+                            "a partial run merges into the report already there")
+        s.add_argument("--seed", type=int, default=20260,
+                       help="master seed: every check derives its own reproducible stream from it (default 20260)")
         s.add_argument("--budget", type=int, default=None, help="Hypothesis examples per property")
-        s.add_argument("--quick", action="store_true", help="smaller experiments (recorded in the report)")
-        s.add_argument("--no-progress", action="store_true")
-    sub.add_parser("list", help="list claims and their levels")
+        s.add_argument("--quick", action="store_true",
+                       help="smoke run (< 60 s): small experiments, written to verify-quick.*; not evidence")
+        s.add_argument("--no-progress", action="store_true",
+                       help="no progress bars: one line per level, and a progress line every 15 s")
+    sub.add_parser("list", help="list claims (implemented and planned) and their levels")
     s = sub.add_parser("show", help="show one claim")
     s.add_argument("id")
-    s = sub.add_parser("replay", help="re-run a saved counterexample reproducer")
+    s = sub.add_parser("replay", help="re-run a saved counterexample reproducer at float64 and 50 digits")
     s.add_argument("path", type=Path)
     return p
+
+
+def check_report_dir(path: Path) -> None:
+    """Fail fast (before any claim runs) when ``path`` cannot be a directory we write into."""
+    for parent in (path, *path.parents):
+        if parent.exists() and not parent.is_dir():
+            raise ValueError(f"--report-dir {path}: {parent} is a file, not a directory")
+        if parent.exists():
+            break
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--report-dir {path} is not writable: {exc.strerror or exc}") from None
+
+
+class _Heartbeat:
+    """A line every ``every`` seconds while a level runs without a terminal (nox, CI, a log file)."""
+
+    def __init__(self, say, every: float = 15.0):
+        self.say, self.every, self.label, self.t0 = say, every, None, 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=1)
+
+    def start(self, label: str) -> None:
+        self.label, self.t0 = label, time.perf_counter()
+
+    def _run(self):
+        while not self._stop.wait(self.every):
+            if self.label:
+                self.say(f"  … {self.label} still running ({time.perf_counter() - self.t0:.0f} s)")
 
 
 def _run(args) -> int:
@@ -59,31 +109,62 @@ def _run(args) -> int:
     levels = getattr(args, "levels", None) or (("F",) if args.cmd == "falsify" else LEVELS)
     if args.budget is not None and args.budget < 1:
         raise ValueError(f"--budget must be a positive number of examples, got {args.budget}")
-    console = Console(stderr=True)
     jobs = [(c, lv) for c in claims for lv in levels if lv in c.levels]
     if not jobs:
         raise ValueError(f"the selected claims support none of the levels {','.join(levels)}")
-    evidence = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, disable=args.no_progress, transient=True) as prog:
-        ctx = Context(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick,
-                      progress=prog)
-        task = prog.add_task("verify", total=len(jobs))
-        for c, lv in jobs:
-            prog.update(task, description=f"{c.id} [{lv}]")
-            ev = c.run(lv, ctx)
-            evidence.append(ev)
-            mark = "[green]pass[/]" if ev.passed else "[red]FAIL[/]"
-            prog.console.print(f"{mark} {c.id} {lv} ({ev.seconds:.1f} s): {ev.summary}")
-            prog.advance(task)
+    check_report_dir(args.report_dir)
+    console = Console(stderr=True)
+    interactive = console.is_terminal and not args.no_progress
+    partial = bool(args.claims) or tuple(levels) != tuple(LEVELS)
     meta = {"seed": args.seed, "levels": list(levels), "quick": args.quick, "budget": args.budget,
             "claims_selected": args.claims or "all", "versions": report.versions()}
+    stem = report.stem_for(meta, "verify" if args.cmd == "verify" else "falsify")
+    if not partial:  # a full run owns its figures: stale ones from older runs go
+        for f in (args.report_dir / "figures").glob("*.png") if not args.quick else ():
+            f.unlink()
+    say = console.print if interactive else (lambda s: print(s, file=sys.stderr, flush=True))
+    console.print(report.run_line(meta))
+    evidence = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, disable=not interactive, transient=True) as prog, \
+            _Heartbeat(say) as beat:
+        ctx = Context(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick,
+                      progress=prog if interactive else None, log=None if interactive else say)
+        task = prog.add_task("verify", total=len(jobs))
+        for i, (c, lv) in enumerate(jobs, 1):
+            prog.update(task, description=f"{c.id} [{lv}]")
+            beat.start(f"{c.id} {lv}")
+            ev = c.run(lv, ctx)
+            beat.start("")
+            evidence.append(ev)
+            mark = ("[green]pass[/]" if ev.passed else "[red]FAIL[/]") if interactive else \
+                ("pass" if ev.passed else "FAIL")
+            say(f"[{i}/{len(jobs)}] {mark} {c.id} {lv} · {ev.verdict} ({ev.seconds:.1f} s): {ev.summary}")
+            prog.advance(task)
     rep = report.build(claims, evidence, meta)
-    stem = "verify" if args.cmd == "verify" else "falsify"
-    jp, mp = report.write(rep, args.report_dir, stem)
-    report.table(rep, Console())
+    jp, mp = report.write(rep, args.report_dir, stem, partial=partial)
+    report.table(json.loads(jp.read_text()), Console())
     Console().print(f"wrote {jp} and {mp}")
     return 0 if rep["passed"] else 1
+
+
+def _replay(path: Path) -> int:
+    from checks.falsify import replay
+
+    if not path.is_file():
+        raise ValueError(f"replay: {path} is not a file")
+    try:
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"replay: {path} is not a JSON reproducer ({exc})") from None
+    if not isinstance(data, dict) or "property" not in data or "case" not in data:
+        raise ValueError(f"replay: {path} is not a reproducer: it needs the fields 'property' and 'case' "
+                         "(as written to reports/counterexamples/)")
+    res = replay(path)
+    still = res["mpmath_margin"] > 0
+    print(f"{res['property']}: float64 margin {res['float64_margin']:.3e}, 50-digit margin "
+          f"{res['mpmath_margin']:.3e}: " + ("still a counterexample at 50 digits" if still else "refuted"))
+    return 1 if still else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,22 +175,30 @@ def main(argv: list[str] | None = None) -> int:
         from checks.registry import select
 
         if args.cmd == "list":
-            for c in select(None):
-                print(f"{c.id:24s} {','.join(c.spec_levels):10s} {c.statement}")
+            from checks.registry import spec
+
+            reg = {c.id: c for c in select(None)}
+            for cid, e in spec().claims.items():
+                mark = "" if cid in reg else "[planned] "
+                print(f"{cid:24s} {','.join(e.levels):10s} {mark}{e.statement}")
             return 0
         if args.cmd == "show":
+            from checks.registry import spec
+
+            e = spec().claims.get(args.id)
+            if e is not None and e.status == "planned":
+                print(f"{e.id} (planned: listed in the spec, not yet checked)\n{e.statement}\n"
+                      f"levels (SPEC): {','.join(e.levels)}")
+                return 0
             (c,) = [c for c in select([args.id]) if c.id == args.id] or [None]
             if c is None:
                 raise ValueError(f"no claim with ID {args.id!r}")
             print(f"{c.id} ({c.paper})\n{c.statement}\nLaTeX: {c.latex}\nlevels (SPEC): "
-                  f"{','.join(c.spec_levels)}; implemented: {','.join(c.levels)}")
+                  f"{','.join(c.spec_levels)}; implemented: {','.join(c.levels)}\nmodule: {c.module}")
             return 0
         if args.cmd == "replay":
-            from checks.falsify import replay
-
-            print(replay(args.path))
-            return 0
-    except (ValueError, FileNotFoundError, KeyError) as exc:
+            return _replay(args.path)
+    except (ValueError, FileNotFoundError, KeyError) as exc:  # SpecError is a ValueError
         print(f"shallow-proofs: error: {exc}", file=sys.stderr)
         return 2
     return 2

@@ -24,15 +24,74 @@ LEVEL_NAMES = {
     "E": "experiment",
 }
 
+# SPEC §0 "Verdicts": what a reviewer reads about the paper's own statement. ``passed`` says only that the
+# suite's evidence was produced and is what it says; the verdict says what that evidence shows.
+E_VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "contradicted")
+# claim verdicts, most severe first: a claim's verdict is the most severe of its levels'
+SEVERITY = ("error", "refuted", "contradicted", "not proved", "not reproduced", "partially reproduced",
+            "reproduced", "proved", "verified", "agrees", "no counterexample")
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """What a level function returns: the verdict, its numbers and its pictures."""
+    """What a level function returns: pass, its numbers, its pictures and (for E, required) its verdict.
+
+    ``verdict`` is SPEC §0's word for the paper's statement; S, P, A and F levels may leave it to
+    :func:`default_verdict`, E levels must give one of :data:`E_VERDICTS`. ``timing`` holds every
+    number derived from wall-clock time (throughputs, per-stage seconds): it is the only part of the
+    report that may differ between two runs with the same seed.
+    """
 
     passed: bool
     metric: Mapping[str, Any]
     summary: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
     figures: tuple[str, ...] = ()
+    verdict: str | None = None
+    timing: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _numbers(metric: Mapping[str, Any], word: str) -> list[float]:
+    out = []
+    for k, v in metric.items():
+        if word in k and isinstance(v, int | float | np.floating | np.integer) and not isinstance(v, bool):
+            if math.isfinite(float(v)):
+                out.append(float(v))
+    return out
+
+
+def default_verdict(level: Level, passed: bool, metric: Mapping[str, Any]) -> str:
+    """SPEC §0's verdict of an S, P, A or F level, from its metrics.
+
+    S: ``proved`` (or ``not proved``). P: ``verified to k digits``, k the fewest digits among the metrics
+    whose name contains "digits". A: ``agrees to rel. err. e``, e the largest metric named "*rel_err*".
+    F: ``refuted`` when a counterexample is confirmed, else ``no counterexample in N cases``.
+    """
+    if level == "S":
+        return "proved" if passed else "not proved"
+    if level == "P":
+        ds = [d for d in _numbers(metric, "digits") if d > 0]
+        return f"verified to {min(ds):.0f} digits" if ds else ("verified" if passed else "not verified")
+    if level == "A":
+        es = _numbers(metric, "rel_err")
+        return f"agrees to rel. err. {max(es):.0e}" if es else ("agrees" if passed else "does not agree")
+    if level == "F":
+        if metric.get("confirmed", 0):
+            return "refuted"
+        return f"no counterexample in {metric.get('examples', 0)} cases"
+    raise ValueError("an E level must state its verdict (one of " + ", ".join(E_VERDICTS) + ")")
+
+
+def severity(verdict: str) -> int:
+    for i, word in enumerate(SEVERITY):
+        if verdict.startswith(word):
+            return i
+    return 0  # an unknown word is treated as an error: it must be looked at
+
+
+def claim_verdict(verdicts: Mapping[str, str]) -> str:
+    """One claim's verdict: the most severe of its levels' (an E verdict outranks every S/P/A/F pass)."""
+    return min(verdicts.values(), key=severity) if verdicts else "not run"
 
 
 @dataclass(frozen=True)
@@ -48,13 +107,16 @@ class Evidence:
     details: Mapping[str, Any] = field(default_factory=dict)
     figures: tuple[str, ...] = ()
     error: str | None = None
+    verdict: str = ""
+    timing: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
+            "verdict": self.verdict,
             "metric": jsonable(self.metric),
             "summary": self.summary,
-            "seconds": round(self.seconds, 3),
+            "timing": jsonable({"seconds": round(self.seconds, 3), **self.timing}),
             "details": jsonable(self.details),
             "figures": list(self.figures),
             "error": self.error,

@@ -105,7 +105,6 @@ class FalsifyResult:
             "float64_candidates": self.candidates,
             "confirmed": self.confirmed,
             "worst_margin": self.worst_screen,
-            "examples_per_s": round(self.examples_per_second, 1),
         }
 
 
@@ -237,12 +236,13 @@ def run_properties(ctx, props, salt: str, *, expect_found: bool = False,
         "float64_candidates": sum(r.candidates for r in results),
         "confirmed": sum(r.confirmed for r in results),
         "worst_margin": max((r.worst_screen for r in results), default=-math.inf),
-        "examples_per_s": round(sum(r.calls for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
     }
+    timing = {"examples_per_s": round(sum(r.calls for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
+              "per_property_s": {r.name: round(r.seconds, 3) for r in results}}
     summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
                         f"{r.confirmed} confirmed" for r in results)
     passed = all(r.found == expect_found for r in results)
     return Outcome(passed, metric, summary,
                    details={r.name: {**r.metric(), "not_applicable": r.not_applicable,
                                      "counterexample": r.counterexample, "reproducers": r.reproducers}
-                            for r in results})
+                            for r in results}, timing=timing)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from checks import spec as _spec
-from checks.evidence import LEVELS, Evidence, Level, Outcome
+from checks.evidence import E_VERDICTS, LEVELS, Evidence, Level, Outcome, default_verdict
 from checks.spec import Paper, Spec, SpecError
 
 
@@ -47,6 +47,8 @@ class Context:
     budget: int | None = None  # F: examples per property; None means the claim's default
     quick: bool = False  # smaller experiments (tests use this); the report records it
     progress: Any = None  # a rich.progress.Progress, or None
+    log: Callable[[str], None] | None = None  # a line sink for runs without a terminal (nox, CI, a log file)
+    log_every: float = 15.0  # seconds between progress lines on ``log``
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded from (seed, salt): each check gets its own reproducible stream."""
@@ -59,15 +61,25 @@ class Context:
         return d / name
 
     def track(self, iterable: Iterable, description: str, total: int | None = None):
-        """Iterate with a progress bar when one is attached."""
-        if self.progress is None:
-            yield from iterable
-            return
+        """Iterate with a progress bar when one is attached; else with a progress line on ``log`` at most
+        every ``log_every`` seconds (so a run under nox or CI shows it is alive)."""
         if total is None:
             try:
                 total = len(iterable)  # type: ignore[arg-type]
             except TypeError:
                 total = None
+        if self.progress is None:
+            if self.log is None:
+                yield from iterable
+                return
+            t0 = last = time.perf_counter()
+            for i, item in enumerate(iterable, 1):
+                yield item
+                now = time.perf_counter()
+                if now - last >= self.log_every:
+                    last = now
+                    self.log(f"  … {description}: {i}/{total if total is not None else '?'} ({now - t0:.0f} s)")
+            return
         task = self.progress.add_task(f"  {description}", total=total)
         try:
             for item in iterable:
@@ -96,12 +108,16 @@ class Claim:
             out = self.levels[lv](ctx)
             if not isinstance(out, Outcome):
                 raise TypeError(f"level function returned {type(out).__name__}, not Outcome")
+            verdict = out.verdict or default_verdict(lv, bool(out.passed), out.metric)
+            if lv == "E" and verdict not in E_VERDICTS:
+                raise ValueError(f"E verdict {verdict!r} is not one of {E_VERDICTS}")
             return Evidence(self.id, lv, bool(out.passed), dict(out.metric), out.summary,
-                            time.perf_counter() - t0, dict(out.details), tuple(out.figures))
+                            time.perf_counter() - t0, dict(out.details), tuple(out.figures),
+                            verdict=verdict, timing=dict(out.timing))
         except Exception as exc:  # a crash is a failed level, recorded with its traceback
             return Evidence(self.id, lv, False, {}, f"error: {type(exc).__name__}: {exc}",
                             time.perf_counter() - t0, {"traceback": traceback.format_exc()},
-                            error=f"{type(exc).__name__}: {exc}")
+                            error=f"{type(exc).__name__}: {exc}", verdict="error")
 
 
 _LOADED: dict[tuple, tuple[Spec, dict[str, Claim]]] = {}
