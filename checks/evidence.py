@@ -28,8 +28,8 @@ LEVEL_NAMES = {
 # suite's evidence was produced and is what it says; the verdict says what that evidence shows.
 E_VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "contradicted")
 # claim verdicts, most severe first: a claim's verdict is the most severe of its levels'
-SEVERITY = ("error", "refuted", "contradicted", "not proved", "not reproduced", "partially reproduced",
-            "reproduced", "proved", "verified", "agrees", "no counterexample")
+SEVERITY = ("error", "refuted", "contradicted", "not proved", "not verified", "does not agree", "not reproduced",
+            "partially reproduced", "reproduced", "proved", "verified", "agrees", "no counterexample")
 
 
 @dataclass(frozen=True)

@@ -63,10 +63,11 @@ def key_number(levels: dict[str, Any]) -> str:
             ci = test.get("ci")
             ci_s = f" [{_g(ci[0])}, {_g(ci[1])}]" if isinstance(ci, list | tuple) and len(ci) == 2 else ""
             seeds = f", {test['seeds']} seeds" if "seeds" in test else ""
-            return f"{test.get('effect', 'estimate')} = {_g(test['estimate'])}{ci_s}{seeds}"
+            name = test.get("symbol") or test.get("effect", "estimate")
+            return f"{name} = {_g(test['estimate'])}{ci_s}{seeds}"
         return e.get("summary", "")[:120]
-    best = min(levels.values(), key=lambda x: -severity(x.get("verdict", "")), default=None)
-    return "" if best is None else best.get("verdict", "")
+    parts = [e.get("verdict", "") for lv, e in levels.items() if lv != "S" or len(levels) == 1]
+    return "; ".join(p for p in parts if p)
 
 
 def _g(x) -> str:

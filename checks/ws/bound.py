@@ -31,9 +31,11 @@ def level_A(ctx: Context) -> Outcome:
         ratios.append(lmax / lsup)
         slack.append(lsup - lmax)
     ok = min(slack) >= 0
+    verdict = (f"agrees: λ_max ≤ λ_sup in all {len(ratios)} autograd cases" if ok else
+               f"does not agree: λ_max > λ_sup in {sum(x < 0 for x in slack)} of {len(ratios)} cases")
     return Outcome(ok, {"cases": len(ratios), "max_lmax_over_lsup": max(ratios), "min_slack": min(slack)},
                    f"λ_max(torch Hessian) ≤ λ_sup in {len(ratios)} cases; λ_max/λ_sup ∈ "
-                   f"[{min(ratios):.3f}, {max(ratios):.3f}]")
+                   f"[{min(ratios):.3f}, {max(ratios):.3f}]", verdict=verdict)
 
 
 def bound_property(moments_fn=ce_hessian_moments) -> Property:

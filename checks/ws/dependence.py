@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 
 from checks.evidence import Outcome
 from checks.registry import Context
+from checks.stats import StatementTest, combine
 from checks.ws.experiments import (
     ACT,
     MIN_SPEARMAN,
@@ -23,6 +24,14 @@ from checks.ws.experiments import (
 )
 
 ID = "ws.dependence"
+
+# The paper's statement (qualitative: λ_sup grows with each quantity), tested as a sign per sweep; each
+# seed draws its own data and net. Fixed before the run.
+STATEMENTS = {
+    "v_norm": "λ_sup grows with ‖v‖",
+    "N": "λ_sup grows with the hidden width N",
+    "rho": "λ_sup grows with the correlation ρ of the samples",
+}
 
 
 def dependence_sweeps(ctx: Context, seeds: int, n: int = 100) -> dict[str, dict]:
@@ -67,6 +76,15 @@ def level_E(ctx: Context) -> Outcome:
         metric[f"seeds_increasing_{name}"] = float(np.mean(np.array(per_rho) > 0))
         details[name] = {"grid": sw["grid"], "mean": mean, "stderr": se, "per_seed_spearman": per_rho}
     passed = all(metric[f"spearman_{k}"] >= MIN_SPEARMAN for k in sweeps)
+    tests = {k: StatementTest(STATEMENTS[k], "per-seed Spearman(swept quantity, λ_sup), mean over seeds", "sign")
+             .decide(details[k]["per_seed_spearman"], seed=ctx.seed) for k in sweeps}
+    verdict = combine([t.verdict for t in tests.values()])
+    weakest = min(tests.values(), key=lambda t: t.ci[0] if np.isfinite(t.ci[0]) else -np.inf)
+    details["statement_tests"] = {k: t.to_json() for k, t in tests.items()}
+    details["statement_test"] = {**weakest.to_json(), "paper_statement": "λ_sup grows with ‖v‖, with N and with "
+                                 "the correlation of the samples", "verdict": verdict,
+                                 "effect": f"weakest sweep ({weakest.paper_statement}): per-seed Spearman",
+                                 "symbol": "weakest mean per-seed ρ_s(sweep, λ_sup)"}
     fig = Figure(figsize=(11, 3.4), layout="tight")
     labels = {"v_norm": "‖v‖ (N = 3)", "N": "hidden width N", "rho": "sample correlation ρ (coin labels)"}
     for ax, (name, sw) in zip(fig.subplots(1, 3), sweeps.items(), strict=True):
@@ -82,4 +100,5 @@ def level_E(ctx: Context) -> Outcome:
     summary = (f"seed-mean λ_sup over {seeds} seeds (tanh): Spearman ‖v‖ {s['v_norm']:+.2f}, N {s['N']:+.2f}, "
                f"ρ {s['rho']:+.2f} (pass: each ≥ {MIN_SPEARMAN}); per-seed increasing: "
                f"{f['v_norm']:.0%}, {f['N']:.0%}, {f['rho']:.0%}")
-    return Outcome(passed, metric, summary, details, figs)
+    summary += "; " + ", ".join(f"{k} [{t.ci[0]:+.2f}, {t.ci[1]:+.2f}]" for k, t in tests.items()) + f": {verdict}"
+    return Outcome(passed, metric, summary, details, figs, verdict=verdict)

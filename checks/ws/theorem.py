@@ -101,7 +101,8 @@ def theorem_bounds_property(bounds_fn=ws_bounds) -> Property:
     def screen(case):
         tr, tr2, D = _moments_of(_float_matrix(case), False)
         scale = 1 + float(np.max(np.abs(case.lams)))
-        return _bound_violation(case.lams, bounds_fn(tr, tr2, D), scale) - TOL["ws_theorem_cond_slack"] * np.linalg.cond(case.S)
+        slack = TOL["ws_theorem_cond_slack"] * np.linalg.cond(case.S)
+        return _bound_violation(case.lams, bounds_fn(tr, tr2, D), scale) - slack
 
     def confirm(case):
         with mpmath.workdps(TOL["confirm_dps"]):

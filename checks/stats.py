@@ -1,0 +1,135 @@
+"""Statistics for E-level verdicts: intervals over independent seeds, and the verdict they imply.
+
+An E claim tests the paper's own quantitative statement (a sign, a slope, a rate, a correlation). The
+criterion is fixed before the run, in the claim module, as a :class:`StatementTest` without numbers; the
+run fills in the per-seed effects; :meth:`StatementTest.decide` turns the interval into SPEC §0's verdict:
+
+* ``sign`` (the paper says the effect is > 0, or < 0): the interval excludes 0 on the paper's side →
+  ``reproduced``; on the other side → ``contradicted``; contains 0 → ``not reproduced``.
+* ``rate`` (the paper says the effect is ≈ r, e.g. a slope): the interval contains r → ``reproduced``;
+  excludes r but has r's sign → ``partially reproduced`` (the direction holds, the rate does not);
+  excludes 0 on the other side → ``contradicted``; else ``not reproduced``.
+* ``at_least`` (a one-sided rate, "grows at least like"): lower end ≥ r → ``reproduced``; the interval
+  contains r → ``reproduced`` too (consistent); entirely below r but > 0 → ``partially reproduced``.
+
+Intervals: the percentile bootstrap over seeds (each seed has its own data, so seeds are the independent
+units), 95 %, from a seeded generator, so the report is deterministic. With fewer than 3 seeds no interval
+is formed and the verdict is ``not reproduced`` (a quick run's verdicts are not evidence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+Kind = Literal["sign", "rate", "at_least"]
+LEVEL = 0.95
+N_BOOT = 4000
+MIN_SEEDS = 3
+
+
+def bootstrap_ci(values: Sequence[float], stat: Callable[[np.ndarray], float] = np.mean, *,
+                 level: float = LEVEL, n_boot: int = N_BOOT, seed: int = 0) -> tuple[float, float, float]:
+    """(estimate, lo, hi): ``stat`` of the values and its percentile-bootstrap interval over them."""
+    v = np.asarray([x for x in values if np.isfinite(x)], float)
+    if len(v) == 0:
+        return float("nan"), float("nan"), float("nan")
+    est = float(stat(v))
+    if len(v) < MIN_SEEDS:
+        return est, float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(v), size=(n_boot, len(v)))
+    boot = np.array([stat(v[i]) for i in idx])
+    a = (1 - level) / 2
+    return est, float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a))
+
+
+def decide(kind: Kind, lo: float, hi: float, *, target: float = 0.0, sign: int = 1) -> str:
+    """SPEC §0's E verdict from an interval [lo, hi] (see the module docstring)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return "not reproduced"
+    if kind == "sign":
+        lo_s, hi_s = sorted((sign * lo, sign * hi))
+        if lo_s > 0:
+            return "reproduced"
+        if hi_s < 0:
+            return "contradicted"
+        return "not reproduced"
+    r = target
+    if kind == "rate":
+        if lo <= r <= hi:
+            return "reproduced"
+        s = np.sign(r) or 1
+        if s * lo > 0 and s * hi > 0:
+            return "partially reproduced"
+        if s * hi < 0:
+            return "contradicted"
+        return "not reproduced"
+    if kind == "at_least":
+        if hi >= r:
+            return "reproduced"
+        if lo > 0:
+            return "partially reproduced"
+        if hi < 0:
+            return "contradicted"
+        return "not reproduced"
+    raise ValueError(f"unknown statement kind {kind!r}")
+
+
+def combine(verdicts: Sequence[str]) -> str:
+    """Several sub-statements of one claim: all reproduced → reproduced; any contradicted → contradicted;
+    none reproduced → not reproduced; else partially reproduced."""
+    vs = list(verdicts)
+    if not vs:
+        return "not reproduced"
+    if any(v == "contradicted" for v in vs):
+        return "contradicted"
+    if all(v == "reproduced" for v in vs):
+        return "reproduced"
+    if any(v in ("reproduced", "partially reproduced") for v in vs):
+        return "partially reproduced"
+    return "not reproduced"
+
+
+@dataclass
+class StatementTest:
+    """The paper's quantitative statement, its effect and the criterion, fixed before the run."""
+
+    paper_statement: str  # one line: what the paper says
+    effect: str  # the measured quantity, e.g. "slope of log ratio against log n"
+    kind: Kind
+    target: float = 0.0  # the rate for "rate"/"at_least"; for "sign", the sign is ``sign``
+    sign: int = 1
+    symbol: str = ""  # a short name of the effect for tables, e.g. "ρ_s(λ_sup, F1)"
+    criterion: str = ""
+    per_seed: list[float] = field(default_factory=list)
+    estimate: float = float("nan")
+    ci: tuple[float, float] = (float("nan"), float("nan"))
+    seeds: int = 0
+    verdict: str = "not reproduced"
+    note: str = ""
+
+    def __post_init__(self):
+        if not self.criterion:
+            pct = int(round(LEVEL * 100))
+            self.criterion = {
+                "sign": f"{pct}% bootstrap interval over seeds of the mean effect excludes 0 on the paper's side",
+                "rate": f"{pct}% bootstrap interval over seeds contains the paper's rate {self.target:.4g}",
+                "at_least": f"{pct}% bootstrap interval over seeds reaches the paper's rate {self.target:.4g}",
+            }[self.kind]
+
+    def decide(self, per_seed: Sequence[float], *, seed: int = 0) -> StatementTest:
+        self.per_seed = [float(x) for x in per_seed]
+        self.seeds = int(np.sum(np.isfinite(self.per_seed)))
+        self.estimate, lo, hi = bootstrap_ci(self.per_seed, seed=seed)
+        self.ci = (lo, hi)
+        self.verdict = decide(self.kind, lo, hi, target=self.target, sign=self.sign)
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ci"] = list(self.ci)
+        return d
