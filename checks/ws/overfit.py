@@ -33,7 +33,8 @@ ID = "ws.overfit"
 # log λ_sup against log max_i max(q_i, |r_i|) is > 0 (λ_sup falls with the saturation); the derivation (S)
 # predicts slope 1, reported beside it. Each seed draws its own data and initial net. Fixed before the run.
 STATEMENT = dict(paper_statement="as the predictions saturate (q_i, r_i → 0), λ_sup → 0",
-                 effect="per-seed slope d log λ_sup / d log max(q, |r|) under (v, c) → t(v, c)", symbol="slope d log λ_sup/d log max(q,|r|)", kind="sign",
+                 effect="per-seed slope d log λ_sup / d log max(q, |r|) under (v, c) → t(v, c)",
+                 symbol="slope d log λ_sup/d log max(q,|r|)", kind="sign",
                  note="the derivation (S) predicts slope 1")
 
 
