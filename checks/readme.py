@@ -1,4 +1,6 @@
-"""Regenerate the README's claims table from the registry: ``python -m checks.readme [--check]``."""
+"""Regenerate the README's claims table from the spec and the registry: ``python -m checks.readme [--check]``.
+
+Every spec entry gets a row: implemented claims show ✔ per level the registry runs, planned ones say so."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import sys
 from pathlib import Path
 
 from checks.evidence import LEVELS
-from checks.registry import load_all, papers
+from checks.registry import load_all, papers, spec
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- claims:start -->", "<!-- claims:end -->"
@@ -14,17 +16,12 @@ START, END = "<!-- claims:start -->", "<!-- claims:end -->"
 
 def claims_table() -> str:
     rows = ["| claim | paper | statement | " + " | ".join(LEVELS) + " |", "|---|---|---|" + "---|" * len(LEVELS)]
-    for c in load_all().values():
-        marks = []
-        for lv in LEVELS:
-            if lv in c.levels:
-                marks.append("✔")
-            elif lv in c.spec_levels:
-                marks.append("✘ missing")
-            else:
-                marks.append("")
-        stmt = c.statement.replace("|", "\\|")
-        rows.append(f"| `{c.id}` | {papers()[c.id.split('.')[0]].key} | {stmt} | " + " | ".join(marks) + " |")
+    reg = load_all()
+    for cid, e in spec().claims.items():
+        c = reg.get(cid)
+        marks = [("✔" if c is not None and lv in c.levels else "planned") if lv in e.levels else "" for lv in LEVELS]
+        stmt = e.statement.replace("|", "\\|")
+        rows.append(f"| `{cid}` | {papers()[e.paper].key} | {stmt} | " + " | ".join(marks) + " |")
     return "\n".join(rows)
 
 

@@ -87,7 +87,48 @@ _ROWS: dict[str, tuple[float, str]] = {
     "flat_bracket_order_rel": (1e-12, "flat.upsilon_star E: any certified lower bound ≤ any dictionary upper bound, "
                                       "up to this relative float64 slack"),
     "flat_bracket_width_rel": (1e-4, "flat.upsilon_star E: relative width of the refined bracket on Υ*"),
+    "flat_verdict_z": (1.96, "flat.generalize E verdict: the normal quantile of the two-sided 95% Fisher-z "
+                             "confidence interval of a Spearman correlation (variance 1.06/(N−3), Fieller, Hartley "
+                             "& Pearson 1957) over independently drawn datasets"),
     # --- rob ---
+    "rob_screen_slack": (1e-9, "float64 screen slack of the rob rigidity, circle, value and canonical-value margins "
+                               "(scaled by 1 + max): equality cases exist (|α| = 2 Lip) and float64 noise on an O(1) "
+                               "scaled margin is ~1e-15, so 1e-9 only drops rounding"),
+    "rob_exact_slack": (1e-40, "a difference of exact SymPy numbers evaluated at 60 digits (canonical values, "
+                               "single-pole and float-vs-rational constants): a true zero evaluates below 1e-60"),
+    "rob_canon_equal": (1e-7, "float64 screen: two canonical forms are the same when their entries agree to this "
+                              "(±1e6 cancellations leave ~1e6·2⁻⁵³ ≈ 1e-10 residues); the confirmation is exact"),
+    "rob_kink_clearance": (1e-6, "rob.canonical A: points within this distance of a kink are skipped (torch's "
+                                 "gradient there picks a side arbitrarily)"),
+    "rob_jump_clearance": (1e-4, "rob.jump F: the point on kink j must be this far from every other kink, so the "
+                                 "one-sided differences (step 1e-5) stay in the two adjacent pieces"),
+    "rob_jump_screen": (1e-6, "rob.jump F screen: float64 central differences (k = 1e-6) of the original net err "
+                              "by ~2⁻⁵³·|f|/k ≈ 1e-10 relative, the ±1e6 pairs by up to ~1e-8"),
+    "rob_jump_confirm": (1e-20, "rob.jump F confirmation: 60-digit central differences (k = 1e-35) err by "
+                                "~1e-60/1e-35 = 1e-25 relative"),
+    "rob_circle_merge": (1e-12, "rob.circle float screen: kink angles θ ± a closer than this are one kink (case "
+                                "angles are multiples of 1e-3, recomputation errs by ~1e-17)"),
+    "rob_probe_screen": (1e-9, "S² probes above the exact constant, relative: the probe's own float rounding is "
+                               "~1e-12; a hit is decided exactly at a rational point"),
+    "rob_probe_kink_margin": (1e-12, "oracles: probe and sample points within this·‖W_k‖ of a kink are skipped (the "
+                                     "float64 sign of W_k·x + b_k may be wrong there; a lower bound needs the true "
+                                     "pattern)"),
+    "rob_socp_reject": (1e-7, "oracles, ball brute force: a pattern with neither exact witness nor certificate is "
+                              "rejected (numerically empty) only if the SOCP optimum δ* < −this, ~100× CLARABEL's "
+                              "accuracy; otherwise it is counted unresolved"),
+    "rob_witness_kink": (1e-7, "S² witness check: units within this relative distance of their kink are excepted "
+                               "from the sign test (the witness may be a vertex or on an edge; its float "
+                               "coordinates are rounded)"),
+    "rob_witness_gap": (1e-8, "S² witness check: tangential norm at the float witness vs the exact constant, "
+                              "relative (the witness coordinates carry ~1e-16 rounding, amplified near vertices)"),
+    "rob_sample_above": (1e-12, "rob.rigidity_sphere P: a float64 sample may exceed the exact constant by this "
+                                "relative rounding only (it is a lower bound)"),
+    "rob_sample_gap": (0.05, "rob.rigidity_sphere P: 4e4 uniform samples on S² come within 5% of the exact "
+                             "constant for these 4–7-unit nets (a check that the exact value is not far too high)"),
+    "rob_law_eps_min": (0.5, "rob.law E pass criterion, stated before running: every trained net fits ε ≥ 0.5 "
+                             "below the noise floor"),
+    "rob_law_rate_min": (0.4, "rob.law E rate verdict (evidence, not a pass criterion): the fitted exponent of "
+                              "the certified lower end must reach 0.4 against the law's 0.5 to count as reproduced"),
 }
 
 TOL = _Table(_ROWS)

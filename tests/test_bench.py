@@ -1,9 +1,10 @@
-"""``checks.bench``: its measuring helpers, cost model and brute-force baseline, then a ``--quick`` run.
+"""``checks.bench``: its measuring helpers (harness), the ws cost model, the rob brute-force baseline, then a
+``--quick`` run.
 
 Why the oracles are independent of the code under test:
 
 * the flop model ``closed_form_cost`` is checked against a hand count for one block and against the
-  n²(M+1+6N) leading term read off ``numerics/moments.py`` and its generated kernels (not a timing);
+  n²(M+1+6N) leading term read off ``numerics/ws/moments.py`` and its generated kernels (not a timing);
 * the exponent fitter is checked on exact power laws;
 * the brute-force Lipschitz baseline (an SOCP per sign pattern) and ``numerics.rob.lipschitz`` (a
   recursive arrangement enumeration) share no code; they must agree on the value;
@@ -17,12 +18,13 @@ import json
 import numpy as np
 import pytest
 
-from checks import bench
+from checks.bench import harness, ws
+from checks.bench.rob import brute_force_lipschitz
 
 
 def test_cost_model_one_block_by_hand():
     n, M, N = 100, 7, 5
-    c = bench.closed_form_cost(n, M, N, block=1024)
+    c = ws.closed_form_cost(n, M, N, block=1024)
     e = n * n
     # Gram + gg (two GEMMs) + one G² product (gKg and KK share their right factor; one orientation)
     assert c["flops"] == 2 * e * (M + 1) + 2 * e * N * 3
@@ -31,42 +33,42 @@ def test_cost_model_one_block_by_hand():
 
 def test_cost_model_leading_term():
     n, M, N = 8192, 30, 10
-    c = bench.closed_form_cost(n, M, N, block=512)
+    c = ws.closed_form_cost(n, M, N, block=512)
     assert c["flops"] == pytest.approx(n * n * (M + 1 + 4 * N), rel=0.05)
 
 
 def test_fit_exponent_on_exact_power_laws():
     x = np.array([1e2, 1e3, 1e4])
-    assert bench.fit_exponent(x, 3 * x**2) == pytest.approx(2.0)
-    assert bench.fit_exponent(x, 0.5 * x**-1) == pytest.approx(-1.0)
-    assert np.isnan(bench.fit_exponent([1.0], [1.0]))
+    assert harness.fit_exponent(x, 3 * x**2) == pytest.approx(2.0)
+    assert harness.fit_exponent(x, 0.5 * x**-1) == pytest.approx(-1.0)
+    assert np.isnan(harness.fit_exponent([1.0], [1.0]))
 
 
 def test_interleaved_medians_and_per_contender_rounds():
     calls = []
-    med, outs = bench.interleaved(
+    med, outs = harness.interleaved(
         {"a": lambda: calls.append("a") or 1, "b": lambda: calls.append("b") or 2}, rounds=3, reps={"b": 1}
     )
     assert calls == ["a", "b", "a", "a"] and outs == {"a": 1, "b": 2} and set(med) == {"a", "b"}
 
 
 def test_memory_helpers_see_a_large_allocation():
-    traced, _ = bench.traced_peak(lambda: np.ones(4_000_000).sum())
+    traced, _ = harness.traced_peak(lambda: np.ones(4_000_000).sum())
     assert traced >= 30e6  # 32 MB array
-    rss, how, _ = bench.rss_peak(lambda: np.ones(8_000_000).sum())
+    rss, how, _ = harness.rss_peak(lambda: np.ones(8_000_000).sum())
     assert isinstance(how, str) and rss >= 0
 
 
 def test_brute_force_baseline_agrees_with_exact_lipschitz():
-    kinks = pytest.importorskip("numerics.rob")
+    rob = pytest.importorskip("numerics.rob")
     rng = np.random.default_rng(7)
     for d in (2, 3):
         m = 5
         W = rng.standard_normal((m, d))
         b = rng.uniform(-0.7, 0.7, m) * np.linalg.norm(W, axis=1)
         a, v = rng.standard_normal(m), 0.3 * rng.standard_normal(d)
-        lip = kinks.lipschitz((W, b, a, v, 0.0), kinks.Ball(d, 1.0))
-        brute, feasible = bench.brute_force_lipschitz(W, b, a, v)
+        lip = rob.lipschitz((W, b, a, v, 0.0), rob.Ball(d, 1.0))
+        brute, feasible = brute_force_lipschitz(W, b, a, v)
         assert brute == pytest.approx(float(lip.upper), rel=1e-7)
         assert 1 <= feasible <= 2**m
 
@@ -76,7 +78,7 @@ def test_quick_run_writes_report(tmp_path):
     import torch
 
     threads = torch.get_num_threads()
-    rc = bench.main(["--quick", "--out", str(tmp_path), "--threads", "1"])
+    rc = harness.main(["--quick", "--out", str(tmp_path), "--threads", "1"])
     assert torch.get_num_threads() == threads  # the caller's thread count is restored
     data = json.loads((tmp_path / "bench.json").read_text())
     assert rc == 0, data.get("errors")

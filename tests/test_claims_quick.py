@@ -23,3 +23,5 @@ def test_level_passes_in_quick_mode(cid, lv, tmp_path):
     assert ev.error is None, ev.details.get("traceback")
     assert ev.passed, ev.summary
     assert ev.summary and ev.level in LEVELS and ev.claim == cid
+    for f in ev.figures:
+        assert (tmp_path / f).exists()

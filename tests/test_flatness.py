@@ -9,7 +9,7 @@ Oracle independence:
   quasi-Newton minimisation over the interpolating affine space for p > 1;
 * a Monte Carlo sampler for the population loss that evaluates h and f* directly;
 * each evidence level of every flat.* claim, in quick mode (the levels themselves compare against SymPy,
-  mpmath and torch references in ``checks/flatness_reference.py``).
+  mpmath and torch references in ``checks/flat/oracles.py``).
 """
 
 import doctest
@@ -19,33 +19,12 @@ import math
 import numpy as np
 import pytest
 
-import numerics.flat.core as nf
-from checks.registry import Context, select
+from numerics import flat
 
 
 def _rng(k=0):
     return np.random.default_rng(1234 + k)
 
-
-# ---------------------------------------------------------------------------------------------------
-# every level of every flat.* claim (quick mode)
-
-_LEVELS = [(c.id, lv) for c in select(["flat"]) for lv in c.levels]
-
-
-def test_every_spec_level_is_implemented():
-    for c in select(["flat"]):
-        assert set(c.levels) == set(c.spec_levels), c.id
-
-
-@pytest.mark.parametrize(("cid", "lv"), _LEVELS, ids=[f"{c}-{lv}" for c, lv in _LEVELS])
-def test_flat_level_passes_quick(cid, lv, tmp_path):
-    (c,) = [c for c in select([cid]) if c.id == cid]
-    ev = c.run(lv, Context(quick=True, report_dir=tmp_path))
-    assert ev.error is None, ev.details.get("traceback")
-    assert ev.passed, ev.summary
-    for f in ev.figures:
-        assert (tmp_path / f).exists()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -53,8 +32,8 @@ def test_flat_level_passes_quick(cid, lv, tmp_path):
 
 
 def test_constants_known_values():
-    assert nf.get_activation("relu").p == 1.0 and nf.get_activation("relu").K == pytest.approx(2.0, rel=1e-15)
-    q = nf.get_activation("quadratic")
+    assert flat.get_activation("relu").p == 1.0 and flat.get_activation("relu").K == pytest.approx(2.0, rel=1e-15)
+    q = flat.get_activation("quadratic")
     assert q.p == pytest.approx(4 / 3, rel=1e-15)
     assert q.K == pytest.approx(3 / 2 ** (2 / 3), rel=1e-15)
 
@@ -62,12 +41,12 @@ def test_constants_known_values():
 def test_one_neuron_one_sample():
     # n = 1, x = (1, 0), θ = (1, 0), a = 1, ReLU: A = 1, B = 1; λ* = 1 so Υ = trace = 2
     X, Th = np.array([[1.0, 0.0]]), np.array([[1.0, 0.0]])
-    assert nf.upsilon([1.0], Th, X, "relu") == pytest.approx(2.0, rel=1e-15)
-    assert nf.flatness_trace([1.0], Th, X, [1.0], "relu") == pytest.approx(2.0, rel=1e-15)
-    assert nf.optimal_rescaling([1.0], Th, X, "relu")[0] == pytest.approx(1.0, rel=1e-15)
+    assert flat.upsilon([1.0], Th, X, "relu") == pytest.approx(2.0, rel=1e-15)
+    assert flat.flatness_trace([1.0], Th, X, [1.0], "relu") == pytest.approx(2.0, rel=1e-15)
+    assert flat.optimal_rescaling([1.0], Th, X, "relu")[0] == pytest.approx(1.0, rel=1e-15)
     # a = 4: λ⁴ = 16 → λ = 2; Υ = 2·|a| = 8 (p = 1), the trace at λ=1 is 1 + 16 = 17
-    assert nf.optimal_rescaling([4.0], Th, X, "relu")[0] == pytest.approx(2.0, rel=1e-15)
-    assert nf.upsilon([4.0], Th, X, "relu") == pytest.approx(8.0, rel=1e-15)
+    assert flat.optimal_rescaling([4.0], Th, X, "relu")[0] == pytest.approx(2.0, rel=1e-15)
+    assert flat.upsilon([4.0], Th, X, "relu") == pytest.approx(8.0, rel=1e-15)
 
 
 def _fd_trace(a, Th, X, y, act, h=1e-4):
@@ -75,7 +54,7 @@ def _fd_trace(a, Th, X, y, act, h=1e-4):
     m, d = Th.shape
 
     def F(w):
-        return 0.5 * np.mean((nf.network(w[:m], w[m:].reshape(m, d), X, act) - y) ** 2)
+        return 0.5 * np.mean((flat.network(w[:m], w[m:].reshape(m, d), X, act) - y) ** 2)
 
     w0 = np.concatenate([a, Th.ravel()])
     tot = 0.0
@@ -90,56 +69,56 @@ def _fd_trace(a, Th, X, y, act, h=1e-4):
 def test_trace_against_finite_differences(act):
     rng = _rng(1)
     a, Th, X, y = rng.normal(size=3), rng.normal(size=(3, 2)), rng.normal(size=(7, 2)), rng.normal(size=7)
-    assert nf.flatness_trace(a, Th, X, y, act) == pytest.approx(_fd_trace(a, Th, X, y, act), rel=1e-5)
+    assert flat.flatness_trace(a, Th, X, y, act) == pytest.approx(_fd_trace(a, Th, X, y, act), rel=1e-5)
 
 
 @pytest.mark.parametrize("act", ["relu", "leaky_relu", "quadratic", "relu_power:1.5", "abs_power:3"])
 def test_upsilon_is_the_minimum_over_rescalings(act):
     rng = _rng(2)
     a, Th, X = rng.normal(size=4), rng.normal(size=(4, 3)), rng.normal(size=(9, 3))
-    U = nf.upsilon(a, Th, X, act)
+    U = flat.upsilon(a, Th, X, act)
     for _ in range(20):
-        a2, Th2 = nf.rescale(a, Th, np.exp(rng.uniform(-2, 2, 4)), act)
-        parts = nf.trace_parts(a2, Th2, X, nf.network(a2, Th2, X, act), act)
+        a2, Th2 = flat.rescale(a, Th, np.exp(rng.uniform(-2, 2, 4)), act)
+        parts = flat.trace_parts(a2, Th2, X, flat.network(a2, Th2, X, act), act)
         assert U <= parts.gauss_newton * (1 + 1e-12)
-        assert nf.upsilon(a2, Th2, X, act) == pytest.approx(U, rel=1e-10)  # Υ is rescaling invariant
-    a3, Th3 = nf.rescale(a, Th, nf.optimal_rescaling(a, Th, X, act), act)
-    assert nf.trace_parts(a3, Th3, X, nf.network(a, Th, X, act), act).gauss_newton == pytest.approx(U, rel=1e-10)
+        assert flat.upsilon(a2, Th2, X, act) == pytest.approx(U, rel=1e-10)  # Υ is rescaling invariant
+    a3, Th3 = flat.rescale(a, Th, flat.optimal_rescaling(a, Th, X, act), act)
+    assert flat.trace_parts(a3, Th3, X, flat.network(a, Th, X, act), act).gauss_newton == pytest.approx(U, rel=1e-10)
 
 
 def test_gaussian_facts():
     e1, e2 = np.eye(3)[0], np.eye(3)[1]
-    relu = nf.single_index(e1, "relu")
+    relu = flat.single_index(e1, "relu")
     # ½ E[(0 − ReLU(z))²] = ¼
-    assert nf.population_loss([0.0], [e2], relu, 0.0, "relu") == pytest.approx(0.25, rel=1e-14)
+    assert flat.population_loss([0.0], [e2], relu, 0.0, "relu") == pytest.approx(0.25, rel=1e-14)
     # h = ReLU(e2·x): ½(½ − 2/(2π) + ½) = ½ − 1/(2π)
-    assert nf.population_loss([1.0], [e2], relu, 0.0, "relu") == pytest.approx(0.5 - 1 / (2 * math.pi), rel=1e-14)
+    assert flat.population_loss([1.0], [e2], relu, 0.0, "relu") == pytest.approx(0.5 - 1 / (2 * math.pi), rel=1e-14)
     # leaky: E[σ(z)²] = (1 + s²)/2; noise adds ½ σ_ξ²
-    t = nf.single_index(e1, "linear")
+    t = flat.single_index(e1, "linear")
     s = 0.3
-    assert nf.population_loss([1.0], [e2], t, 2.0, f"leaky_relu:{s}") == pytest.approx(
+    assert flat.population_loss([1.0], [e2], t, 2.0, f"leaky_relu:{s}") == pytest.approx(
         0.5 * ((1 + s**2) / 2 + 1 + 4), rel=1e-14)
     # quadratic net = (u·x)² exactly: loss 0; and E[(θ·x)⁴] = 3‖θ‖⁴
-    q = nf.single_index(e1, "quadratic")
-    assert abs(nf.population_loss([1.0], [e1], q, 0.0, "quadratic")) < 1e-14
-    assert nf.population_loss([1.0], [2 * e2], nf.single_index(e1, "linear"), 0.0, "quadratic") == pytest.approx(
+    q = flat.single_index(e1, "quadratic")
+    assert abs(flat.population_loss([1.0], [e1], q, 0.0, "quadratic")) < 1e-14
+    assert flat.population_loss([1.0], [2 * e2], flat.single_index(e1, "linear"), 0.0, "quadratic") == pytest.approx(
         0.5 * (3 * 16 + 1), rel=1e-14)
 
 
 @pytest.mark.parametrize(("act", "target"), [
-    ("relu", nf.sum_single_index(np.eye(4)[:2] + 0.3, ["relu", "he3"])),
-    ("leaky_relu", nf.multi_index(np.eye(4)[:2], "product")),
-    ("quadratic", nf.single_index(np.ones(4), "tanh")),
-    ("relu_power:2", nf.single_index(np.arange(4.0), "cubic")),
+    ("relu", flat.sum_single_index(np.eye(4)[:2] + 0.3, ["relu", "he3"])),
+    ("leaky_relu", flat.multi_index(np.eye(4)[:2], "product")),
+    ("quadratic", flat.single_index(np.ones(4), "tanh")),
+    ("relu_power:2", flat.single_index(np.arange(4.0), "cubic")),
 ])
 def test_population_loss_against_monte_carlo(act, target):
     rng = _rng(3)
     a, Th = rng.normal(size=3), rng.normal(size=(3, 4)) / 2
-    exact = nf.population_loss(a, Th, target, 0.1, act)
+    exact = flat.population_loss(a, Th, target, 0.1, act)
     # independent sampler: h and f* evaluated directly (multi-index product as v1·v2, not via ridges)
     X = rng.standard_normal((400_000, 4))
     f = (X[:, 0] * X[:, 1]) if target.kind == "multi_index" else target(X)
-    vals = 0.5 * (nf.get_activation(act)(X @ Th.T) @ a - f) ** 2 + 0.5 * 0.1**2
+    vals = 0.5 * (flat.get_activation(act)(X @ Th.T) @ a - f) ** 2 + 0.5 * 0.1**2
     assert abs(exact - vals.mean()) <= 4.5 * vals.std() / math.sqrt(vals.size)
 
 
@@ -151,8 +130,8 @@ def test_flattest_p1_matches_vertex_enumeration():
     rng = _rng(4)
     n, m = 3, 7
     X, Th, y = rng.normal(size=(n, 2)), rng.normal(size=(m, 2)), rng.normal(size=n)
-    res = nf.flattest_outer_weights(Th, X, y, "relu")
-    inv = nf.invariant_form(Th, X, "relu")
+    res = flat.flattest_outer_weights(Th, X, y, "relu")
+    inv = flat.invariant_form(Th, X, "relu")
     best = math.inf
     for S in itertools.combinations(range(m), n):  # LP optimum is attained at a basic solution
         P = inv.Phibar[:, S]
@@ -162,7 +141,7 @@ def test_flattest_p1_matches_vertex_enumeration():
         best = min(best, float(inv.omega[list(S)] @ np.abs(b)))
     assert res.value == pytest.approx(best, rel=1e-9)
     assert res.dual_value <= res.value and res.rel_gap <= 1e-8
-    assert np.max(np.abs(nf.network(res.a, Th, X, "relu") - y)) < 1e-10
+    assert np.max(np.abs(flat.network(res.a, Th, X, "relu") - y)) < 1e-10
 
 
 @pytest.mark.parametrize("act", ["quadratic", "relu_power:3", "abs_power:1.5"])
@@ -172,8 +151,8 @@ def test_flattest_pgt1_matches_generic_minimiser(act):
     rng = _rng(5)
     n, m = 3, 6
     X, Th, y = rng.normal(size=(n, 3)), rng.normal(size=(m, 3)), rng.normal(size=n)
-    res = nf.flattest_outer_weights(Th, X, y, act)
-    inv = nf.invariant_form(Th, X, act)
+    res = flat.flattest_outer_weights(Th, X, y, act)
+    inv = flat.invariant_form(Th, X, act)
     b0 = np.linalg.lstsq(inv.Phibar, y, rcond=None)[0]
     N = np.linalg.svd(inv.Phibar)[2][n:].T  # null space basis
     obj = lambda z: float(inv.omega @ np.abs(b0 + N @ z) ** inv.p)
@@ -191,10 +170,10 @@ def test_dual_value_bounds_other_interpolators():
     X, Th = rng.normal(size=(n, 3)), rng.normal(size=(m, 3))
     for act in ("relu", "quadratic"):
         a = rng.normal(size=m)
-        y = nf.network(a, Th, X, act)
-        res = nf.flattest_outer_weights(Th, X, y, act)
-        assert res.dual_value <= nf.upsilon(a, Th, X, act)
-        assert res.value <= nf.upsilon(a, Th, X, act) * (1 + 1e-9)
+        y = flat.network(a, Th, X, act)
+        res = flat.flattest_outer_weights(Th, X, y, act)
+        assert res.dual_value <= flat.upsilon(a, Th, X, act)
+        assert res.value <= flat.upsilon(a, Th, X, act) * (1 + 1e-9)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -202,29 +181,29 @@ def test_dual_value_bounds_other_interpolators():
 
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: nf.flatness_trace([1.0, 2.0], np.ones((3, 2)), np.ones((4, 2)), np.ones(4), "relu"), "a has 2"),
-    (lambda: nf.flatness_trace([1.0], np.ones((1, 3)), np.ones((4, 2)), np.ones(4), "relu"), "d = 2"),
-    (lambda: nf.flatness_trace([1.0], np.ones((1, 2)), np.ones((4, 2)), np.ones(3), "relu"), "y has 3"),
-    (lambda: nf.upsilon([np.nan], np.ones((1, 2)), np.ones((4, 2)), "relu"), "a: contains NaN"),
-    (lambda: nf.upsilon([1.0], np.ones((1, 2)), np.full((4, 2), np.inf), "relu"), "X: contains NaN or inf"),
-    (lambda: nf.upsilon([1.0], np.ones((1, 2), dtype=complex), np.ones((4, 2)), "relu"), "unsupported dtype"),
-    (lambda: nf.upsilon([True], np.ones((1, 2)), np.ones((4, 2)), "relu"), "unsupported dtype"),
-    (lambda: nf.upsilon([1.0], np.ones(2), np.ones((4, 2)), "relu"), "Theta: expected a 2-d"),
-    (lambda: nf.get_activation("tanh"), "not positively homogeneous"),
-    (lambda: nf.get_activation(lambda t: t + 1.0), "not positively homogeneous"),
-    (lambda: nf.get_activation(np.sin), "not positively homogeneous"),
-    (lambda: nf.get_activation("relu_power"), "needs its degree c"),
-    (lambda: nf.get_activation("abs_power", c=0.5), ">= 1"),
-    (lambda: nf.get_activation("relu", c=2), "degree c = 1"),
-    (lambda: nf.get_activation("swish"), "unknown activation"),
-    (lambda: nf.flattest_outer_weights(np.ones((2, 2)) + np.eye(2), np.eye(3, 2), np.ones(3), "relu"), "m = 2 < n"),
-    (lambda: nf.flattest_outer_weights(_rng().normal(size=(20, 2)), _rng(1).normal(size=(4, 2)), np.ones(4),
+    (lambda: flat.flatness_trace([1.0, 2.0], np.ones((3, 2)), np.ones((4, 2)), np.ones(4), "relu"), "a has 2"),
+    (lambda: flat.flatness_trace([1.0], np.ones((1, 3)), np.ones((4, 2)), np.ones(4), "relu"), "d = 2"),
+    (lambda: flat.flatness_trace([1.0], np.ones((1, 2)), np.ones((4, 2)), np.ones(3), "relu"), "y has 3"),
+    (lambda: flat.upsilon([np.nan], np.ones((1, 2)), np.ones((4, 2)), "relu"), "a: contains NaN"),
+    (lambda: flat.upsilon([1.0], np.ones((1, 2)), np.full((4, 2), np.inf), "relu"), "X: contains NaN or inf"),
+    (lambda: flat.upsilon([1.0], np.ones((1, 2), dtype=complex), np.ones((4, 2)), "relu"), "unsupported dtype"),
+    (lambda: flat.upsilon([True], np.ones((1, 2)), np.ones((4, 2)), "relu"), "unsupported dtype"),
+    (lambda: flat.upsilon([1.0], np.ones(2), np.ones((4, 2)), "relu"), "Theta: expected a 2-d"),
+    (lambda: flat.get_activation("tanh"), "not positively homogeneous"),
+    (lambda: flat.get_activation(lambda t: t + 1.0), "not positively homogeneous"),
+    (lambda: flat.get_activation(np.sin), "not positively homogeneous"),
+    (lambda: flat.get_activation("relu_power"), "needs its degree c"),
+    (lambda: flat.get_activation("abs_power", c=0.5), ">= 1"),
+    (lambda: flat.get_activation("relu", c=2), "degree c = 1"),
+    (lambda: flat.get_activation("swish"), "unknown activation"),
+    (lambda: flat.flattest_outer_weights(np.ones((2, 2)) + np.eye(2), np.eye(3, 2), np.ones(3), "relu"), "m = 2 < n"),
+    (lambda: flat.flattest_outer_weights(_rng().normal(size=(20, 2)), _rng(1).normal(size=(4, 2)), np.ones(4),
                                        "quadratic"), "rank 3 < n"),
-    (lambda: nf.population_loss([1.0], np.ones((1, 3)), nf.single_index([1.0, 0.0], "relu")), "d = 2"),
-    (lambda: nf.population_loss([1.0], np.ones((1, 2)), nf.single_index([1.0, 0.0], "relu"), -1.0), "noise"),
-    (lambda: nf.population_loss([1.0], np.ones((1, 2)), "relu"), "target must be a Target"),
-    (lambda: nf.single_index([1.0, 0.0], "softmax"), "unknown link"),
-    (lambda: nf.multi_index(np.ones((2, 3)), "product"), "orthonormal"),
+    (lambda: flat.population_loss([1.0], np.ones((1, 3)), flat.single_index([1.0, 0.0], "relu")), "d = 2"),
+    (lambda: flat.population_loss([1.0], np.ones((1, 2)), flat.single_index([1.0, 0.0], "relu"), -1.0), "noise"),
+    (lambda: flat.population_loss([1.0], np.ones((1, 2)), "relu"), "target must be a Target"),
+    (lambda: flat.single_index([1.0, 0.0], "softmax"), "unknown link"),
+    (lambda: flat.multi_index(np.ones((2, 3)), "product"), "orthonormal"),
 ])
 def test_bad_input_is_a_clear_value_error(call, match):
     with pytest.raises(ValueError, match=match):
@@ -232,13 +211,17 @@ def test_bad_input_is_a_clear_value_error(call, match):
 
 
 def test_homogeneous_callable_is_accepted():
-    act = nf.get_activation(lambda t: np.where(t > 0, 2 * t**3, -0.5 * t**3))
+    act = flat.get_activation(lambda t: np.where(t > 0, 2 * t**3, -0.5 * t**3))
     assert (act.c, act.plus, act.minus) == (3.0, 2.0, 0.5)
 
 
 def test_doctests():
-    res = doctest.testmod(nf, optionflags=doctest.ELLIPSIS)
-    assert res.failed == 0 and res.attempted > 5
+    import importlib
+    import pkgutil
+
+    mods = [flat] + [importlib.import_module(f"numerics.flat.{m.name}") for m in pkgutil.iter_modules(flat.__path__)]
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS) for m in mods]
+    assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) > 5
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -249,9 +232,9 @@ def test_doctests():
 def test_certify_circle_against_dense_sampling(act):
     rng = _rng(7)
     X, nu = rng.normal(size=(5, 2)), rng.normal(size=5)
-    cert = nf.certify_circle(nu, X, act)
+    cert = flat.certify_circle(nu, X, act)
     ang = np.linspace(0, 2 * np.pi, 400_001)
-    inv = nf.invariant_form(np.stack([np.cos(ang), np.sin(ang)], axis=1), X, act)
+    inv = flat.invariant_form(np.stack([np.cos(ang), np.sin(ang)], axis=1), X, act)
     with np.errstate(divide="ignore", invalid="ignore"):
         sampled = np.nanmax(np.abs(inv.Phibar.T @ nu) / inv.omega)
     assert sampled <= cert.kappa * (1 + 1e-12)  # sampling can only under-estimate a supremum
@@ -261,24 +244,24 @@ def test_certify_circle_against_dense_sampling(act):
 def test_bracket_orders_and_rejects_unsupported():
     rng = _rng(8)
     X, y = rng.normal(size=(5, 2)), rng.normal(size=5)
-    (b,) = nf.upsilon_star_bracket(X, y, "relu", (32,), refine=4)
+    (b,) = flat.upsilon_star_bracket(X, y, "relu", (32,), refine=4)
     assert b.lower <= b.upper
     # any interpolator with random directions is at least as sharp as the certified lower bound
     Th = rng.normal(size=(12, 2))
-    assert nf.flattest_outer_weights(Th, X, y, "relu").value >= b.lower
+    assert flat.flattest_outer_weights(Th, X, y, "relu").value >= b.lower
     with pytest.raises(ValueError, match="c = 1"):
-        nf.certify_circle(np.ones(5), X, "quadratic")
+        flat.certify_circle(np.ones(5), X, "quadratic")
     with pytest.raises(ValueError, match="d = 2"):
-        nf.certify_circle(np.ones(5), rng.normal(size=(5, 3)), "relu")
+        flat.certify_circle(np.ones(5), rng.normal(size=(5, 3)), "relu")
 
 
 def test_certify_sphere_against_dense_sampling():
     rng = _rng(9)
     X, nu = rng.normal(size=(4, 3)), rng.normal(size=4)
-    cert, _ = nf.certify_sphere(nu, X, "relu")
+    cert, _ = flat.certify_sphere(nu, X, "relu")
     P = rng.normal(size=(300_000, 3))
     P /= np.linalg.norm(P, axis=1)[:, None]
-    inv = nf.invariant_form(P, X, "relu")
+    inv = flat.invariant_form(P, X, "relu")
     with np.errstate(divide="ignore", invalid="ignore"):
         sampled = np.nanmax(np.abs(inv.Phibar.T @ nu) / inv.omega)
     assert sampled <= cert.kappa * (1 + 1e-12)

@@ -3,35 +3,31 @@
 Oracle independence: the properties compare the per-neuron closed form under attack with the trace at an
 interpolator, Σ_j (A_j + a_j² B_j), recomputed from its definition in mpmath at 50 digits (which the P and A
 levels tie to ``sympy.hessian`` and ``torch.func.hessian``), and with dual values recomputed in mpmath. The
-planted copies below differ from ``numerics._derived.flatness.upsilon_neuron`` in exactly one place each,
+planted copies below differ from ``numerics._derived.flat.upsilon_neuron`` in exactly one place each,
 as named in issue 3; a property that cannot catch a given bug is not asked to.
 """
 
 import pytest
 
 from checks.falsify import falsify, replay
-from checks.flatness_properties import (
-    certificate_property,
-    upsilon_attained_property,
-    upsilon_le_trace_property,
-    weak_duality_property,
-)
-from numerics._derived import flat as D
+from checks.flat.duality import certificate_property, weak_duality_property
+from checks.flat.upsilon import upsilon_attained_property, upsilon_le_trace_property
+from numerics._derived import flat as derived
 
 
-def wrong_exponent(A, B, abs_a, c, _m=D.NP):
+def wrong_exponent(A, B, abs_a, c, _m=derived.NP):
     """Planted bug 1: |a|^(2c/(c+2)) instead of |a|^(2c/(c+1))."""
-    return D.k_const(c, _m) * A ** (1 / (c + 1)) * B ** (c / (c + 1)) * abs_a ** (2 * c / (c + 2))
+    return derived.k_const(c, _m) * A ** (1 / (c + 1)) * B ** (c / (c + 1)) * abs_a ** (2 * c / (c + 2))
 
 
-def wrong_K(A, B, abs_a, c, _m=D.NP):
+def wrong_K(A, B, abs_a, c, _m=derived.NP):
     """Planted bug 2: K_c = c + 1 (the factor c^(−c/(c+1)) dropped)."""
-    return D.upsilon_neuron(A, B, abs_a, c, _m) * (c + 1) / D.k_const(c, _m)
+    return derived.upsilon_neuron(A, B, abs_a, c, _m) * (c + 1) / derived.k_const(c, _m)
 
 
-def dropped_B(A, B, abs_a, c, _m=D.NP):
+def dropped_B(A, B, abs_a, c, _m=derived.NP):
     """Planted bug 3: B_j dropped (B_j^(c/(c+1)) replaced by 1)."""
-    return D.upsilon_neuron(A, 1, abs_a, c, _m)
+    return derived.upsilon_neuron(A, 1, abs_a, c, _m)
 
 
 CASES = [

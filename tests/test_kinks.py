@@ -2,7 +2,7 @@
 
 Why the oracles are independent of the code under test:
 
-* Ball: :func:`checks.rob_oracles.ball_brute_force`, all 2^m sign patterns, each cell's meeting the open ball
+* Ball: :func:`checks.rob.oracles.ball_brute_force`, all 2^m sign patterns, each cell's meeting the open ball
   decided by an SOCP (cvxpy + Clarabel) and accepted only with an exact rational point — no arrangement
   recursion, no shared code.
 * Sphere S²: dense sampling of the tangential gradient is only a *lower* bound (asserted as such, plus
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from checks.rob_oracles import ball_brute_force
+from checks.rob.oracles import ball_brute_force
 from numerics import rob as K
 from numerics.rob import ball as KB
 from numerics.rob.caps import lipschitz_disjoint_caps

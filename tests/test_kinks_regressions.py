@@ -5,7 +5,7 @@ Oracles, and why they are independent of the arrangement code:
 * the single-pole constant of SPEC §4 (:func:`numerics.rob.single_pole_lipschitz`): a one-dimensional
   formula over the thresholds, in exact SymPy arithmetic, sharing nothing with the circle arrangement;
 * a geodesic difference quotient of f written out from its definition;
-* :func:`checks.rob_oracles.ball_brute_force`: 2^m SOCPs with exact acceptance of each cell;
+* :func:`checks.rob.oracles.ball_brute_force`: 2^m SOCPs with exact acceptance of each cell;
 * the width-2n construction's known constant √7 (SPEC §3).
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from checks.rob_oracles import ball_brute_force
+from checks.rob.oracles import ball_brute_force
 from numerics import rob as K
 from numerics.rob.caps import lipschitz_disjoint_caps
 from numerics.rob.sphere2 import lipschitz_s2

@@ -1,11 +1,11 @@
 r"""Tests that make the independent Lipschitz oracles trustworthy on their own.
 
-Why each oracle is independent of the code it judges (``numerics.rob``, ``checks.robustness``):
+Why each oracle is independent of the code it judges (``numerics.rob``, the rob claim modules):
 
-* ``checks.rob_oracles.ball_brute_force`` enumerates all 2^m sign patterns and decides each by an SOCP
+* ``checks.rob.oracles.ball_brute_force`` enumerates all 2^m sign patterns and decides each by an SOCP
   plus an *exact rational witness point* (or an exact rational emptiness certificate); it never builds
   an arrangement, a canonical form or an adjacency graph.
-* ``checks.rob_oracles.sphere_probe`` / ``sphere_sample`` only evaluate the tangential gradient at float
+* ``checks.rob.oracles.sphere_probe`` / ``sphere_sample`` only evaluate the tangential gradient at float
   points (probes along kink circles, great circles, random points); they are lower bounds by
   construction.
 * ``numerics.rob.single_pole.single_pole_lipschitz`` uses the one-dimensional closed form of SPEC §4
@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from checks.rob_oracles import ball_brute_force, sphere_probe, sphere_sample
+from checks.rob.oracles import ball_brute_force, sphere_probe, sphere_sample
 
 
 def _load_single_pole():

@@ -1,10 +1,11 @@
 """The falsifier has teeth: four planted bugs in the certified Lipschitz routines, each caught by a property
-of :mod:`checks.rob_lipschitz` with its DEFAULT budget (the budget the verify F levels use).
+of :mod:`checks.rob.rigidity_ball` / :mod:`checks.rob.rigidity_sphere` with its DEFAULT budget (the budget
+the verify F levels use).
 
 The properties judge the routines with oracles that share no code with them (the single-pole formula of
 SPEC §4, the 2^m SOCP brute force with exact acceptance, exact re-evaluation at rational points of the
 sphere and a witness check from the net's definition); the nets come from the degenerate-arrangement
-strategies of :mod:`checks.rob_strategies`, without which none of these bugs is visible.
+strategies of :mod:`checks.rob.strategies`, without which none of these bugs is visible.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import warnings
 import numpy as np
 import pytest
 
-from checks import rob_lipschitz as RL
 from checks.falsify import falsify
+from checks.rob import rigidity_ball, rigidity_sphere
 from numerics import rob as K
 from numerics.rob import ball as KB
 from numerics.rob import exact as KE
@@ -29,7 +30,7 @@ def _found(prop, seed=0):
 
 
 def test_without_a_plant_the_properties_find_nothing():
-    for prop in (RL.single_pole_property(3), RL.oracle_ball_property(2)):
+    for prop in (rigidity_sphere.single_pole_property(3), rigidity_ball.oracle_ball_property(2)):
         assert not _found(prop).found
 
 
@@ -38,14 +39,14 @@ def test_planted_seam_bug_is_caught(monkeypatch):
     real = KS.CircleArrangement.locate_many
     monkeypatch.setattr(KS.CircleArrangement, "locate_many",
                         lambda self, X: np.full(X.shape[0], -1) if not self.positions else real(self, X))
-    assert _found(RL.single_pole_property(3)).found
+    assert _found(rigidity_sphere.single_pole_property(3)).found
 
 
 def test_planted_full_gradient_norm_is_caught(monkeypatch):
     """‖g‖ instead of the tangential norm: too high, so only a two-sided property can see it."""
     monkeypatch.setattr(KS, "gx2", lambda G, X: KS._dot_iv(G, X).square() * 0.0)
     monkeypatch.setattr(KE.QPoint, "value", lambda self, g: KE.QNum(KE.dot(g, g)))
-    assert _found(RL.single_pole_property(3)).found
+    assert _found(rigidity_sphere.single_pole_property(3)).found
 
 
 def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatch):
@@ -61,13 +62,10 @@ def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatc
         return zero_n, meets, const
 
     monkeypatch.setattr(KB, "_decide_iv", lossy)
-    assert _found(RL.oracle_ball_property(2)).found
+    assert _found(rigidity_ball.oracle_ball_property(2)).found
 
 
-@pytest.mark.parametrize("where", ["ball", pytest.param("sphere", marks=pytest.mark.xfail(
-    strict=True, reason="known limit: on S² the only oracles are float probes (spacing ~4e-3 rad) and the "
-    "witness check, which cannot see the ε-triangle a 1e-3 merge drops; the ball property catches the same "
-    "plant. Strict: this fails once the S² falsifier catches it."))])
+@pytest.mark.parametrize("where", ["ball", "sphere"])
 def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
     """A coincidence decided by a tolerance of 1e-3 (points on a line, vertices on a circle)."""
     if where == "ball":
@@ -83,23 +81,28 @@ def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
             return out
 
         monkeypatch.setattr(KB, "_ranks", loose)
-        prop = RL.oracle_ball_property(2)
+        prop = rigidity_ball.oracle_ball_property(2)
     else:
-        real = KS._order
+        from numerics.rob import arrangement2 as KA
 
-        def loose(verts, w, e1, e2):
-            positions, phi, err = real(verts, w, e1, e2)
-            if len(positions) < 2:
-                return positions, phi, err
-            keep, pos = [0], [list(positions[0])]
-            for i in range(1, len(positions)):
-                if (phi[i] - phi[keep[-1]]) % (2 * np.pi) < 1e-3:
-                    pos[-1].extend(positions[i])
+        real_order, phis = KA._order, {}
+
+        def loose_order(arr, phi, err):  # vertices within 1e-3 rad fall into one cluster ...
+            phis.clear()
+            phis.update(enumerate(phi.tolist()))
+            return real_order(arr, phi, np.maximum(err, 1e-3))
+
+        def loose_resolve(arr, cluster):  # ... and a cluster merges points closer than 1e-3 rad
+            cl = sorted(cluster, key=lambda v: phis[v])
+            out = [[cl[0]]]
+            for v in cl[1:]:
+                if phis[v] - phis[out[-1][-1]] < 1e-3:
+                    out[-1].append(v)
                 else:
-                    keep.append(i)
-                    pos.append(list(positions[i]))
-            return pos, phi[keep], err[keep]
+                    out.append([v])
+            return out
 
-        monkeypatch.setattr(KS, "_order", loose)
-        prop = RL.probe_s2_property()
+        monkeypatch.setattr(KA, "_order", loose_order)
+        monkeypatch.setattr(KA, "_resolve_cluster", loose_resolve)
+        prop = rigidity_sphere.probe_s2_property()
     assert _found(prop).found

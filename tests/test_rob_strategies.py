@@ -1,4 +1,4 @@
-"""checks/rob_strategies.py: the degenerate-arrangement strategies really plant what they claim.
+"""checks/rob/strategies.py: the degenerate-arrangement strategies really plant what they claim.
 
 Every claim in a case's ``planted`` record is re-checked here EXACTLY, in rationals, on the intended
 configuration (``case["exact"]``), from the net's rows and biases alone (the recorded geometry is
@@ -24,7 +24,7 @@ import sympy
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from checks import rob_strategies as RS
+from checks.rob import strategies as RS
 
 CONFIGS = [(2, True, 1.0), (3, True, 1.0), (8, True, 1.0), (64, True, 1.0), (2, False, 1.5), (3, False, 2.0)]
 CASES = [(k, d, s, r) for d, s, r in CONFIGS for k in RS.applicable_kinds(d, s)]

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-import numerics.flat.core as nf
+from numerics import flat
 from numerics.flat.weighted_l1 import weighted_l1_min
 
 
@@ -28,13 +28,13 @@ def relu_problem(n, m, d, seed):
     rng = np.random.default_rng([7, n, m, d, seed])
     X, Th = rng.standard_normal((n, d)), rng.standard_normal((m, d))
     y = np.maximum(X[:, 0], 0) + 0.1 * rng.standard_normal(n)
-    inv = nf.invariant_form(Th, X, "relu")
+    inv = flat.invariant_form(Th, X, "relu")
     live = inv.omega > 0
     return inv.Phibar[:, live], y, inv.omega[live]
 
 
 def certified_lower(Phi, y, w, nu):
-    return float(nf.certify_nu_p1(nu, Phi, w) @ y)
+    return float(flat.certify_nu_p1(nu, Phi, w) @ y)
 
 
 def assert_optimal(res, Phi, y, w, ref, rel=1e-9):
@@ -136,17 +136,17 @@ def test_flattest_methods_agree():
     X, Th = rng.standard_normal((25, 4)), rng.standard_normal((150, 4))
     y = np.abs(X[:, 1])
     for act in ("relu", "leaky_relu"):
-        a = nf.flattest_outer_weights(Th, X, y, act, method="ipm")
-        b = nf.flattest_outer_weights(Th, X, y, act, method="highs")
+        a = flat.flattest_outer_weights(Th, X, y, act, method="ipm")
+        b = flat.flattest_outer_weights(Th, X, y, act, method="highs")
         assert "interior point" in a.solver and "HiGHS" in b.solver
         assert abs(a.value - b.value) <= 1e-9 * b.value
         assert a.rel_gap <= 1e-9 and a.dual_value <= b.value * (1 + 1e-12)
     with pytest.raises(ValueError, match="method"):
-        nf.flattest_outer_weights(Th, X, y, "relu", method="simplex")
+        flat.flattest_outer_weights(Th, X, y, "relu", method="simplex")
     with pytest.raises(ValueError, match="is for p > 1"):
-        nf.flattest_outer_weights(Th, X, y, "relu", method="clarabel")
+        flat.flattest_outer_weights(Th, X, y, "relu", method="clarabel")
     with pytest.raises(ValueError, match="is for p = 1"):
-        nf.flattest_outer_weights(Th, X, y, "quadratic", method="highs")
+        flat.flattest_outer_weights(Th, X, y, "quadratic", method="highs")
 
 
 @pytest.mark.parametrize("act", ["quadratic", "relu_power:2", "relu_power:3", "abs_power:1.5"])
@@ -156,11 +156,11 @@ def test_power_dual_newton_matches_clarabel(act):
     n = 12 if act == "quadratic" else 30  # quadratic features span d(d+1)/2 = 15 dimensions
     X, Th = rng.standard_normal((n, 5)), rng.standard_normal((200, 5))
     y = np.tanh(X[:, 0]) + 0.1 * rng.standard_normal(n)
-    res = nf.flattest_outer_weights(Th, X, y, act)
+    res = flat.flattest_outer_weights(Th, X, y, act)
     assert res.solver.startswith("dual Newton") and res.p > 1
-    inv = nf.invariant_form(Th, X, act)
+    inv = flat.invariant_form(Th, X, act)
     live = inv.omega > 0
-    ref = nf.flattest_outer_weights(Th, X, y, act, method="clarabel")
+    ref = flat.flattest_outer_weights(Th, X, y, act, method="clarabel")
     assert "clarabel" in ref.solver
     ref = float(inv.omega[live] @ np.abs(ref.b[live]) ** res.p)
     assert abs(res.value - ref) <= 1e-9 * ref
@@ -190,8 +190,8 @@ def test_certificate_is_a_lower_bound_for_near_duplicate_samples(act, gap):
         X = rng.standard_normal((8, 4))
         X[1] = X[0] + gap * rng.standard_normal(4)
         Th, y = rng.standard_normal((30, 4)), rng.standard_normal(8)
-        res = nf.flattest_outer_weights(Th, X, y, act)
-        inv = nf.invariant_form(Th, X, act)
+        res = flat.flattest_outer_weights(Th, X, y, act)
+        inv = flat.invariant_form(Th, X, act)
         live = inv.omega > 0
         upper = _exact_upper(inv.Phibar[:, live], y, inv.omega[live], res.p, res.b[live])
         assert np.isfinite(res.dual_value), (seed, res.solver)
@@ -205,9 +205,9 @@ def test_weights_spanning_many_decades():
     Phi, y, w = rng.standard_normal((n, m)), rng.standard_normal(n), 10.0 ** rng.uniform(-6, 6, m)
     ref = min(float(w[list(S)] @ np.abs(np.linalg.solve(Phi[:, list(S)], y)))
               for S in itertools.combinations(range(m), n))
-    b, nu, _ = nf._solve_p1(Phi, y, w)
+    b, nu, _ = flat.solve_p1(Phi, y, w)
     assert abs(float(w @ np.abs(b)) - ref) <= 1e-9 * ref
-    assert ref - nf.dual_objective(nu, Phi, y, w, 1) <= 1e-9 * ref
+    assert ref - flat.dual_objective(nu, Phi, y, w, 1) <= 1e-9 * ref
 
 
 @pytest.mark.parametrize("scale", [1e-10, 1e10])
@@ -215,5 +215,5 @@ def test_power_newton_is_scale_free(scale):
     rng = np.random.default_rng(4)
     X, Th = rng.standard_normal((12, 5)), rng.standard_normal((80, 5))
     y = scale * np.tanh(X[:, 0])
-    res = nf.flattest_outer_weights(Th, X, y, "quadratic")
+    res = flat.flattest_outer_weights(Th, X, y, "quadratic")
     assert res.solver.startswith("dual Newton") and res.rel_gap <= 1e-10

@@ -370,7 +370,8 @@ class Bench:
                 rep = json.loads((Path(tmp) / "verify.json").read_text())
                 for c in rep["claims"]:
                     for lvl, ev in c["levels"].items():
-                        slow.append({"claim": c["id"], "level": lvl, "seconds": ev.get("timing", {}).get("seconds", 0.0)})
+                        secs = ev.get("timing", {}).get("seconds", 0.0)
+                        slow.append({"claim": c["id"], "level": lvl, "seconds": secs})
             slow.sort(key=lambda r: -r["seconds"])
         self.data["verify"] = {
             "seconds": t,

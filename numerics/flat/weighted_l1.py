@@ -1,6 +1,6 @@
 r"""Weighted basis pursuit :math:`\min_b\sum_j w_j|b_j|` s.t. :math:`\Phi b=y`, by a primal–dual interior point.
 
-This is the p = 1 flattest-interpolator program (``numerics.flatness.flattest_outer_weights``) for
+This is the p = 1 flattest-interpolator program (``numerics.flat.flattest_outer_weights``) for
 ReLU-like activations, at the sizes where a general LP solver on the split form ``[Φ, −Φ]`` is slow
 (HiGHS: 73 s at n = m = 10³, > 240 s at n = 10³, m = 10⁴ on two cores).
 
@@ -23,7 +23,7 @@ slacks, and keeps the vertex when it is primal and dual feasible and its gap is 
 Otherwise (a primal-degenerate optimum) the better of the two primal points is returned, with entries at
 round-off level dropped. Stopping: relative primal and dual infeasibility and gap ≤ ``tol``, or no
 progress in 4 steps (the accuracy that cond(Φ) allows); the best iterate is kept. Callers certify ν
-themselves (scale it into :math:`|\Phi^\top\nu|\le w`, as ``numerics.flatness.certify_nu_p1`` does);
+themselves (scale it into :math:`|\Phi^\top\nu|\le w`, as ``numerics.flat.certify_nu_p1`` does);
 the returned residuals are diagnostics, not certificates.
 
 Measured (bench, 2 cores, through ``flattest_outer_weights``): n = 10³, m = 10⁴ in 12 s including the
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["L1Result", "weighted_l1_min"]
+__all__ = ["L1Result", "weighted_l1_min", "interpolates", "lstsq_correct", "shifted_cholesky"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def _max_step(v, dv):
     return float(min(1.0, np.min(-v[neg] / dv[neg])))
 
 
-def _factor(M):
+def shifted_cholesky(M):
     """Cholesky of the normal matrix, with a growing diagonal shift if it is numerically singular."""
     scale = float(np.max(np.diag(M)))
     shift = 0.0
@@ -224,7 +224,7 @@ def weighted_l1_min(
 
     # Mehrotra's starting point: least-norm x, ν = 0 (A c = 0 here), z = c, shifted to be interior.
     try:
-        G = _factor(Phi @ Phi.T)
+        G = shifted_cholesky(Phi @ Phi.T)
     except np.linalg.LinAlgError:
         raise ValueError(f"Phi: Φ Φᵀ cannot be factored; Φ has rank < n = {n} (a zero row?)") from None
     u = sla.cho_solve(G, ys, check_finite=False) / 2.0
@@ -277,7 +277,7 @@ def weighted_l1_min(
             dp, dm = xp / zp, xm / zm
             Bs = Phi * np.sqrt(dp + dm)
             try:
-                F = _factor(Bs @ Bs.T)  # a symmetric rank-m product: numpy calls syrk for B @ B.T
+                F = shifted_cholesky(Bs @ Bs.T)  # a symmetric rank-m product: numpy calls syrk for B @ B.T
             except np.linalg.LinAlgError:
                 break
 

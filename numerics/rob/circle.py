@@ -26,8 +26,8 @@ import numpy as np
 import sympy as sp
 
 from numerics.rob import exact as E
+from numerics.rob.arrangement2 import circle_arrangement, qpoint_interval
 from numerics.rob.interval import from_fractions
-from numerics.rob.sphere2 import _qp_iv, circle_arrangement
 
 __all__ = ["KinkCoincidenceWarning", "lipschitz_circle_rational", "lipschitz_circle_sympy"]
 
@@ -71,7 +71,7 @@ def lipschitz_circle_rational(Wq, bq, aq, vq, *, warn_float: bool):
         if gg:
             for s in (1, -1):
                 z = E.QPoint((F0, F0, F0), (-g[1], g[0], F0), 1 / gg, s)
-                if P == 0 or arr.locate(_qp_iv(z), lambda z=z: z) == e:
+                if P == 0 or arr.locate(qpoint_interval(z), lambda z=z: z) == e:
                     cands.append(z)
         for X in cands:
             val = X.value(g)

@@ -4,9 +4,9 @@ A net is ``(W, b, a, v, c)`` with ``f(x) = Σ_k a_k ReLU(W_k·x + b_k) + v·x + 
 On the open cell with sign pattern σ (σ_k = 1 iff W_k·x + b_k > 0) the gradient is
 ``g_σ = v + Σ_k σ_k a_k W_k``.
 
-These oracles share no code with the arrangement code they judge (``numerics.rob``,
-``checks.robustness`` …): they import only numpy, cvxpy and the standard library, and they reach
-their answers by different routes:
+These oracles share no code with the arrangement code they judge (``numerics.rob``, the rob claim
+modules …): they import only numpy, cvxpy, the standard library and their two tolerances from
+:mod:`checks.tol`, and they reach their answers by different routes. This is the one copy of each:
 
 * :func:`ball_brute_force` — enumerates *all* 2^m sign patterns and decides for each, by an SOCP
   plus an exact rational witness (or an exact emptiness certificate), whether its open cell meets
@@ -15,8 +15,9 @@ their answers by different routes:
 * :func:`sphere_probe` — a float64 LOWER bound on S² (d = 3): two-sided probes along each kink
   circle, probes along the great circles g^⊥ of the best gradients, random points, then local
   zoom refinement along the circle parameter. Every value reported is the tangential gradient norm
-  at a concrete float point whose pattern is evaluated at that point (points within 1e-12 of a kink
-  are discarded), so it is a genuine value of the function's gradient: a lower bound only.
+  at a concrete float point whose pattern is evaluated at that point (points within
+  ``TOL["rob_probe_kink_margin"]`` of a kink are discarded), so it is a genuine value of the function's
+  gradient: a lower bound only.
 * :func:`sphere_sample` — the author's method: uniform sampling on S^{d-1}, any d; a lower bound.
 """
 
@@ -29,6 +30,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
+
+from checks.tol import TOL
 
 __all__ = ["BruteForce", "Probe", "ball_brute_force", "sphere_probe", "sphere_sample"]
 
@@ -208,7 +211,7 @@ def _try_certificate(lam, W, b, s, R2, d, norms) -> bool:
     return False
 
 
-def ball_brute_force(net, R, *, max_units: int = 12, reject_tol: float = 1e-7) -> BruteForce:
+def ball_brute_force(net, R, *, max_units: int = 12, reject_tol: float | None = None) -> BruteForce:
     """Exact Lip_{B_R}(f) by brute force over all 2^m sign patterns (m ≤ ``max_units``).
 
     For each pattern s ∈ {±1}^m (zero rows W_k = 0 are dropped: they add nothing to the gradient) the
@@ -229,9 +232,13 @@ def ball_brute_force(net, R, *, max_units: int = 12, reject_tol: float = 1e-7) -
     else in ``unresolved`` — in particular every δ* > 0 pattern without an exact witness.
 
     ``value2`` is the exact max ‖g_σ‖² over accepted patterns. Duplicate and parallel hyperplanes
-    are fine. Raises ``ValueError`` if m > max_units or R ≤ 0.
+    are fine. Raises ``ValueError`` if m > max_units or R ≤ 0. ``reject_tol`` defaults to
+    ``TOL["rob_socp_reject"]``.
     """
     import cvxpy as cp
+
+    if reject_tol is None:
+        reject_tol = TOL["rob_socp_reject"]
 
     W, b, a, v, _c, d = _exact_net(net)
     m = len(W)
@@ -361,7 +368,7 @@ class Probe:
     evaluations: int = 0
 
 
-_KINK_MARGIN = 1e-12
+_KINK_MARGIN = TOL["rob_probe_kink_margin"]
 
 
 def _tangential(X, W, b, a, v):
@@ -424,8 +431,8 @@ def sphere_probe(net, *, per_circle: int = 2000, refine: bool = True, seed: int 
     uniform points. With ``refine``, the best ``top`` (circle, side, offset) probes are refined by
     repeated zooming along the circle parameter (41-point grids shrinking ×10 per level, 7 levels).
     Every value is the tangential norm √(‖g‖² − (g·x)²) at a float point, with the pattern evaluated
-    at that point (points within 1e-12‖W_k‖ of a kink are skipped): a lower bound only, from no
-    arrangement code.
+    at that point (points within ``TOL["rob_probe_kink_margin"]``·‖W_k‖ of a kink are skipped): a lower
+    bound only, from no arrangement code.
     """
     W, b, a, v, _c, d = _float_net(net)
     if d != 3:

@@ -1,4 +1,4 @@
-"""Independent references for the flat.* claims: none of them uses the closed forms under test.
+"""Independent references of the flat claims: none of them uses the closed forms under test.
 
 * :func:`exact_hessian_trace`: ``sympy.hessian`` of F_S built from its definition with exact dyadic
   rational data (so the same numbers are exact float64 inputs for the closed form), on the activation
@@ -8,7 +8,9 @@
   the derivative (no closed form for λ or Υ).
 * :func:`polar_pair_expectation`: E[g1(v1·x) g2(v2·x)] for sums of positively homogeneous pieces, by
   the radial Gamma integral times an mpmath angular quadrature split at the kinks (a different route from
-  the moment / arc-cosine formulas of ``numerics.flatness``).
+  the moment / arc-cosine formulas of ``numerics.flat.population``).
+
+They use ``numerics.flat`` only to parse an activation name into (c, α₊, α₋).
 """
 
 from __future__ import annotations
@@ -16,25 +18,19 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 import sympy as sp
 
-from numerics.flat import Activation, get_activation
+from numerics import flat
 
 # ---------------------------------------------------------------------------------------------------
 # exact Hessian trace
-
-
-def dyadic(rng: np.random.Generator, shape, scale: int = 16, lo: int = -24, hi: int = 24) -> np.ndarray:
-    """Random k/scale (exact in float64 and in SymPy)."""
-    return rng.integers(lo, hi + 1, size=shape) / scale
 
 
 def _sp(x: float) -> sp.Rational:
     return sp.Rational(Fraction(float(x)))
 
 
-def _sym_sigma(act: Activation, sign: int, u: sp.Expr) -> sp.Expr:
+def _sym_sigma(act: flat.Activation, sign: int, u: sp.Expr) -> sp.Expr:
     cc = sp.nsimplify(act.c)
     coef = _sp(act.plus) if sign > 0 else _sp(act.minus)
     return coef * ((sign * u) ** cc)  # on the branch, sign*u > 0
@@ -42,7 +38,7 @@ def _sym_sigma(act: Activation, sign: int, u: sp.Expr) -> sp.Expr:
 
 def exact_hessian_trace(a, Theta, X, y, activation, digits: int = 60):
     """trace(sympy.hessian(F_S)) at exact rational data; returns an mpmath number at ``digits``."""
-    act = get_activation(activation)
+    act = flat.get_activation(activation)
     n, d = X.shape
     m = Theta.shape[0]
     th = sp.Matrix(m, d, lambda j, k: sp.Symbol(f"t{j}_{k}", real=True))
@@ -71,7 +67,7 @@ def exact_hessian_trace(a, Theta, X, y, activation, digits: int = 60):
 # torch
 
 
-def _torch_sigma(act: Activation, z):
+def _torch_sigma(act: flat.Activation, z):
     import torch
 
     pos = torch.where(z > 0, z, torch.zeros_like(z))
@@ -82,7 +78,7 @@ def _torch_sigma(act: Activation, z):
 def torch_network(a, Theta, X, activation):
     import torch
 
-    act = get_activation(activation)
+    act = flat.get_activation(activation)
     Z = torch.as_tensor(X, dtype=torch.float64) @ torch.as_tensor(Theta, dtype=torch.float64).T
     return (_torch_sigma(act, Z) @ torch.as_tensor(a, dtype=torch.float64)).numpy()
 
@@ -92,7 +88,7 @@ def torch_hessian_trace(a, Theta, X, y, activation) -> float:
     import torch
     from torch.func import hessian
 
-    act = get_activation(activation)
+    act = flat.get_activation(activation)
     m, d = Theta.shape
     Xt = torch.as_tensor(X, dtype=torch.float64)
     yt = torch.as_tensor(y, dtype=torch.float64)
@@ -110,7 +106,7 @@ def torch_sigma_prime(activation, t):
     """σ′(t) by autograd."""
     import torch
 
-    act = get_activation(activation)
+    act = flat.get_activation(activation)
     tt = torch.as_tensor(t, dtype=torch.float64).clone().requires_grad_(True)
     (g,) = torch.autograd.grad(_torch_sigma(act, tt).sum(), tt)
     return g.numpy()
@@ -140,7 +136,7 @@ def mp_min_rescaled_trace(A, B, a2, c, dps: int = 50):
 
 def pieces(g) -> list[tuple[float, float, float]]:
     """(degree, coef_plus, coef_minus) with g(t) = Σ coef_plus t_+^deg + coef_minus t_-^deg."""
-    if isinstance(g, Activation):
+    if isinstance(g, flat.Activation):
         return [(g.c, g.plus, g.minus)]
     if g.poly is not None:
         return [(float(k), float(cf), float(cf) * (-1) ** k) for k, cf in enumerate(g.poly) if cf]
@@ -184,7 +180,7 @@ def polar_pair_expectation(g1, v1, g2, v2, dps: int = 50):
 
 def polar_population_loss(a, Theta, target, activation, noise: float = 0.0, dps: int = 50):
     """½E[(h − f* − ξ)²] assembled from :func:`polar_pair_expectation` (reference for flat.population P)."""
-    act = get_activation(activation)
+    act = flat.get_activation(activation)
     with mpmath.workdps(dps + 10):
         am = [mpmath.mpf(float(x)) for x in a]
         m = len(am)

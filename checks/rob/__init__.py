@@ -1,0 +1,32 @@
+r"""The rob paper's checks (SPEC §3): Shmalo 2026, arXiv 2607.07778, law of robustness for two-layer nets.
+
+Claim modules, in spec order (``CLAIMS``), each with ``ID`` and one ``level_X`` per spec level:
+
+====================  ======  ==============================================================================
+module                levels  what the levels check
+====================  ======  ==============================================================================
+``canonical``         S A F   canonicalising preserves f and is unique (ReLU identities, exact forms, torch)
+``jump``              S P F   ∇f jumps by α_j u_j; the tangential jump norm |α_j|√(1 − t_j²) on the sphere
+``rigidity_ball``     F P     |α_j| ≤ 2 Lip on B_R; the exact constant against the 2^m brute force
+``rigidity_sphere``   F P     |α_j|√(1 − t_j²) ≤ 2 Lip on S^{d−1}, d ≥ 3; single-pole and S² probe oracles
+``circle``            S P F   the d = 2 failure: the even cycle, a ratio search, an unbounded family
+``width_2n``          S P     the width-2n interpolant: interpolation, cap condition, Lip = √((2−s)/s)
+``law``               E       trained nets on noise: certified Lipschitz brackets against √(n/m̄)
+``value``             F       sup|f| ≤ 2 + 4L for nets fitting below the noise floor
+====================  ======  ==============================================================================
+
+Shared modules:
+
+* ``cases`` — deterministic exact rational nets, exact and mpmath evaluation from the definition;
+* ``properties`` — case readers, the rigidity margin and the certified-routine properties both rigidity
+  claims use;
+* ``strategies`` — Hypothesis strategies: degenerate arrangements (planted exactly) and adversarial nets;
+* ``rational`` — the exact rational constructions and the JSON case builder behind ``strategies``;
+* ``oracles`` — independent references (ball brute force, S² probes, uniform sample), one copy each,
+  sharing no code with :mod:`numerics.rob`.
+
+Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, closed forms from
+:mod:`numerics._derived.rob`.
+"""
+
+CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value")
