@@ -53,8 +53,8 @@ def test_ball_lipschitz_equals_brute_force(d):
 def test_ball_dropping_a_cell_is_detected_by_the_oracle(monkeypatch):
     """The oracle has teeth: a recursion that loses the last interval on every line disagrees with it."""
     rng = np.random.default_rng(3)
-    real = KB._line_cells
-    monkeypatch.setattr(KB, "_line_cells", lambda *a, **k: real(*a, **k)[:-1] if len(real(*a, **k)) > 1
+    real = KB.line_cells
+    monkeypatch.setattr(KB, "line_cells", lambda *a, **k: real(*a, **k)[:-1] if len(real(*a, **k)) > 1
                         else real(*a, **k))
     bad = 0
     for _ in range(6):

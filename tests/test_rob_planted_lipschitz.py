@@ -44,14 +44,14 @@ def test_planted_seam_bug_is_caught(monkeypatch):
 
 def test_planted_full_gradient_norm_is_caught(monkeypatch):
     """‖g‖ instead of the tangential norm: too high, so only a two-sided property can see it."""
-    monkeypatch.setattr(KS, "gx2", lambda G, X: KS._dot_iv(G, X).square() * 0.0)
+    monkeypatch.setattr(KS, "gx2", lambda G, X: KS.dot_iv(G, X).square() * 0.0)
     monkeypatch.setattr(KE.QPoint, "value", lambda self, g: KE.QNum(KE.dot(g, g)))
     assert _found(rigidity_sphere.single_pole_property(3)).found
 
 
 def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatch):
     """Hyperplanes that only cut a thin slice of the ball next to its boundary are treated as missing it."""
-    real = KB._decide_iv
+    real = KB.decide_iv
 
     def lossy(free, N, H, M, rho2, k, exact_nh, exact_rho2):
         zero_n, meets, const = real(free, N, H, M, rho2, k, exact_nh, exact_rho2)
@@ -61,7 +61,7 @@ def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatc
         meets[thin] = False
         return zero_n, meets, const
 
-    monkeypatch.setattr(KB, "_decide_iv", lossy)
+    monkeypatch.setattr(KB, "decide_iv", lossy)
     assert _found(rigidity_ball.oracle_ball_property(2)).found
 
 
@@ -69,7 +69,7 @@ def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatc
 def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
     """A coincidence decided by a tolerance of 1e-3 (points on a line, vertices on a circle)."""
     if where == "ball":
-        real = KB._ranks
+        real = KB.rank_points
 
         def loose(y, idx, exact_nh):
             r = real(y, idx, exact_nh)
@@ -80,12 +80,12 @@ def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
             out[order] = merged
             return out
 
-        monkeypatch.setattr(KB, "_ranks", loose)
+        monkeypatch.setattr(KB, "rank_points", loose)
         prop = rigidity_ball.oracle_ball_property(2)
     else:
         from numerics.rob import arrangement2 as KA
 
-        real_order, phis = KA._order, {}
+        real_order, phis = KA.order_vertices, {}
 
         def loose_order(arr, phi, err):  # vertices within 1e-3 rad fall into one cluster ...
             phis.clear()
@@ -102,7 +102,7 @@ def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
                     out.append([v])
             return out
 
-        monkeypatch.setattr(KA, "_order", loose_order)
-        monkeypatch.setattr(KA, "_resolve_cluster", loose_resolve)
+        monkeypatch.setattr(KA, "order_vertices", loose_order)
+        monkeypatch.setattr(KA, "resolve_cluster", loose_resolve)
         prop = rigidity_sphere.probe_s2_property()
     assert _found(prop).found

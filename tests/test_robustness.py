@@ -58,13 +58,13 @@ def test_dropping_a_cell_fails_the_rigidity_ball_precision_level(monkeypatch, tm
     """An evaluator that loses a cell of the arrangement disagrees with the 2^m brute-force oracle."""
     from numerics.rob import ball as KB
 
-    real = KB._line_cells
+    real = KB.line_cells
 
     def lossy(*a, **k):
         P = real(*a, **k)
         return P[:-1] if len(P) > 1 else P
 
-    monkeypatch.setattr(KB, "_line_cells", lossy)
+    monkeypatch.setattr(KB, "line_cells", lossy)
     (c,) = [c for c in ROB if c.id == "rob.rigidity_ball"]
     ev = c.run("P", Context(quick=True, report_dir=tmp_path))
     assert not ev.passed

@@ -390,7 +390,7 @@ def _build(w, b, Wq, bq, others, table, row, cols, e1, e2, great) -> CircleArran
     r2 = 1 - b * b / nw2
     if r2 < TINY_R2:
         verr = np.full(len(verr), np.inf)
-    _order(arr, vphi, verr)
+    order_vertices(arr, vphi, verr)
     P = len(arr.positions)
     pat = np.zeros((max(1, P), K), bool)
     pat[:, const_sign > 0] = True
@@ -416,7 +416,7 @@ def _build(w, b, Wq, bq, others, table, row, cols, e1, e2, great) -> CircleArran
     return arr
 
 
-def _order(arr: CircleArrangement, phi: np.ndarray, err: np.ndarray) -> None:
+def order_vertices(arr: CircleArrangement, phi: np.ndarray, err: np.ndarray) -> None:
     """Distinct vertex positions in certified cyclic order, and the clusters that locate points by angle.
 
     Each vertex's true angle lies in [φ − ε, φ + ε]. Unwrapped from a point g that no such interval covers
@@ -452,7 +452,7 @@ def _order(arr: CircleArrangement, phi: np.ndarray, err: np.ndarray) -> None:
         ol = order.tolist()
         for s, z in zip(starts.tolist(), sizes.tolist(), strict=True):
             bfirst.append(len(positions))
-            positions.extend([[ol[s]]] if z == 1 else _resolve_cluster(arr, ol[s:s + z]))
+            positions.extend([[ol[s]]] if z == 1 else resolve_cluster(arr, ol[s:s + z]))
             blast.append(len(positions) - 1)
     arr.positions, arr.gap = positions, float(g)
     rep = np.array([p[0] for p in positions])
@@ -463,7 +463,7 @@ def _order(arr: CircleArrangement, phi: np.ndarray, err: np.ndarray) -> None:
     arr.bfirst, arr.blast = np.asarray(bfirst, int), np.asarray(blast, int)
 
 
-def _resolve_cluster(arr, cluster):
+def resolve_cluster(arr, cluster):
     """Exactly order a run of vertices whose angles the filter could not separate (span < MAX_SPAN < π),
     merging equal points."""
     w = arr.w

@@ -186,14 +186,14 @@ def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, s
         return ctx.R2 - E.dot(ce, ce), [E.dot(a, a) for a in Ae]
 
     try:
-        zero_n, meets, const = _decide_iv(free, N, H, M, rho2, k, exact_nh, exact_rho2)
+        zero_n, meets, const = decide_iv(free, N, H, M, rho2, k, exact_nh, exact_rho2)
         exact_node = False
     except Undecided:  # an enclosure the filter cannot use (e.g. entries near the underflow range)
         zero_n, meets, const = _decide_exact(free, k, exact_nh, exact_rho2)
         exact_node = True
     idx = np.flatnonzero(meets)
     if len(idx) == 0 or k == 1:
-        rows = const[None, :].copy() if len(idx) == 0 else _line_cells(idx, N, H, const, exact_nh, m, exact_node)
+        rows = const[None, :].copy() if len(idx) == 0 else line_cells(idx, N, H, const, exact_nh, m, exact_node)
         out = (rows, matmul(Interval(rows.astype(np.float64)), ctx.Aiv))
     else:
         groups = _coincidence_groups(idx, N, H, exact_nh, k, exact_node)
@@ -234,7 +234,7 @@ def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, s
     return out
 
 
-def _decide_iv(free, N, H, M, rho2, k, exact_nh, exact_rho2):
+def decide_iv(free, N, H, M, rho2, k, exact_nh, exact_rho2):
     """Per hyperplane: n_j = 0 on the flat, meets the open ellipsoid, constant sign — filter, then exact."""
     m = len(free)
     nz_sure = (N.sign() != 0).any(axis=1)
@@ -327,7 +327,7 @@ def _coincidence_groups(idx, N, H, exact_nh, k, exact_node=False):
     return groups
 
 
-def _line_cells(idx, N, H, const, exact_nh, m, exact_node=False):
+def line_cells(idx, N, H, const, exact_nh, m, exact_node=False):
     """Cells on a line x = c + y a: the points y_j = −h_j/n_j inside the domain, ordered and merged exactly."""
     n, h = N[idx, 0], H[idx]
     y = -(h / n) if (not exact_node and np.all(n.sign() != 0)) else None
@@ -342,7 +342,7 @@ def _line_cells(idx, N, H, const, exact_nh, m, exact_node=False):
                 r += 1
             ranks[i] = r
     else:
-        ranks = _ranks(y, idx, exact_nh)
+        ranks = rank_points(y, idx, exact_nh)
     P = int(ranks.max()) + 1
     out = np.repeat(const[None, :], P + 1, axis=0)
     iv = np.arange(P + 1)[:, None]
@@ -352,7 +352,7 @@ def _line_cells(idx, N, H, const, exact_nh, m, exact_node=False):
     return out
 
 
-def _ranks(y: Interval, idx, exact_nh):
+def rank_points(y: Interval, idx, exact_nh):
     """Dense ranks of the points (equal points share a rank), certified by the filter or exactly."""
     order = np.argsort(y.m, kind="stable")
     lo, hi = y.lo()[order], y.hi()[order]

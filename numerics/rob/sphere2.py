@@ -46,7 +46,7 @@ __all__ = ["lipschitz_s2", "S2Result", "circle_arrangement", "CircleArrangement"
 
 VERTEX, CRIT, ZERO, CONST, GREAT = range(5)
 KINDS = ("vertex", "critical", "zero", "constant", "great")
-_dot_iv = dot_iv
+dot_iv = dot_iv
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class S2Result:
 
 def gx2(G: Interval, X: Interval) -> Interval:
     """(g·x)², the normal part removed from ‖g‖² to give the squared tangential norm."""
-    return _dot_iv(G, X).square()
+    return dot_iv(G, X).square()
 
 
 def _cat(items) -> Interval:
@@ -97,7 +97,7 @@ class _Rows:
             Gs.append(matmul(full.astype(np.float64), Aiv))
         self.packed = np.vstack(packed)
         self.G = _cat(Gs) + viv
-        self.gg = _dot_iv(self.G, self.G)
+        self.gg = dot_iv(self.G, self.G)
         self.P = np.array([len(a.positions) for a in arrs])
         self.nw2 = [E.dot(w, w) for w in Wq]
         self.cvec = [tuple(-b * x / n for x in w) for w, b, n in zip(Wq, bq, self.nw2, strict=True)]
@@ -208,9 +208,9 @@ def _point_candidates(rows: _Rows, cands: _Cands) -> None:
     of the great circle G_σ) inside the row's edge. Points are located on their circle per circle, by angles,
     exactly where the angles cannot decide."""
     G, gg, w = rows.G, rows.gg, rows.w
-    gw = _dot_iv(G, w)
+    gw = dot_iv(G, w)
     Pg = G - _col(gw / rows.nw2iv) * w
-    pp = _dot_iv(Pg, Pg)
+    pp = dot_iv(Pg, Pg)
     spp = pp.sign()
     exact_crit = np.flatnonzero((spp == 0) | ((spp > 0) & ~(rows.r2iv.lo() > 0)))
     crit = np.flatnonzero((spp > 0) & (rows.r2iv.lo() > 0))
@@ -304,7 +304,7 @@ def _great_cells(rows: _Rows, top, Wiv, biv):
     m, Wq, bq = rows.m, rows.Wq, rows.bq
     Gt, ggt = rows.G[top], rows.gg[top]
     GW = matmul(Gt, Wiv.T)                                      # (T, m): g·w_k
-    ww = _dot_iv(Wiv, Wiv).reshape(1, -1)
+    ww = dot_iv(Wiv, Wiv).reshape(1, -1)
     dl = _col(ggt) * ww - GW.square()                           # ‖g‖²‖w‖² − (g·w)²
     sdisc = (dl - biv.square().reshape(1, -1) * _col(ggt)).sign()
     sb = biv.sign()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from proofs._common import HEADER, Artifact, latex_doc
+from proofs.common import HEADER, Artifact, latex_doc
 from proofs.flat.definitions import E_SYM, A, Abar, B, Bbar, a, c, lam, omega, p, phi, s
 from proofs.flat.duality import derive_duality
 from proofs.flat.population import derive_kernels

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 
 __all__ = ["c", "A", "B", "a", "lam", "r", "Abar", "Bbar", "omega", "s", "t", "p", "z", "phi", "E_SYM",
            "FAMILIES", "piece", "family_degree", "network", "empirical_loss", "equal_positive"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.flat.definitions import A, Abar, B, Bbar, a, c, equal_positive, omega, p, r, s, t
 from proofs.flat.upsilon import derive_upsilon
 

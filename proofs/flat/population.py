@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.flat.definitions import E_SYM, phi
 
 __all__ = ["KernelDerivation", "derive_kernels"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.flat.definitions import FAMILIES, c, family_degree, lam, piece, z
 
 __all__ = ["HomogeneityResult", "derive_homogeneity"]

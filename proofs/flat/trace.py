@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.flat.definitions import FAMILIES, empirical_loss, family_degree, network, piece
 
 __all__ = ["TraceCase", "TraceCheck", "trace_case", "TRACE_SIZES", "check_trace_against_hessian"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.flat.definitions import A, B, a, c, equal_positive, lam, z
 
 __all__ = ["UpsilonDerivation", "derive_upsilon"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 
 EVEN_CYCLE_THETA = (sp.Integer(0), sp.Rational(1, 20), sp.Rational(1, 25), sp.Rational(-1, 100))
 EVEN_CYCLE_A = (sp.Rational(1, 10), sp.Rational(1, 20), sp.Rational(1, 25), sp.Rational(9, 100))

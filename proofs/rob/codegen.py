@@ -7,7 +7,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import MpmathPrinter
 
-from proofs._common import HEADER, Artifact, latex_doc
+from proofs.common import HEADER, Artifact, latex_doc
 from proofs.rob.circle import EVEN_CYCLE_A, EVEN_CYCLE_SIGNS, EVEN_CYCLE_THETA, even_cycle
 from proofs.rob.jump import tangential_jump_norm
 from proofs.rob.width_2n import width_2n

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 
 
 def relu(z):

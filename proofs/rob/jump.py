@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 
 
 def jump(d: int = 3) -> dict[str, bool]:

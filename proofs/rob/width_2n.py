@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.rob.definitions import relu
 
 

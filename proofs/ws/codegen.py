@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs._common import HEADER, Artifact, latex_doc
+from proofs.common import HEADER, Artifact, latex_doc
 from proofs.ws.definitions import KERNELS, P_I, P_J, G, V
 from proofs.ws.kernels import output_bias_kernels, unit_kernels_size_free
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 
 
 class phi(sp.Function):  # noqa: N801 - mathematical name

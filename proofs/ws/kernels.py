@@ -7,7 +7,7 @@ import functools
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.ws.definitions import DERIVS, KERNELS, P_I, P_J, G, V, phi
 
 

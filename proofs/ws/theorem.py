@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 
 
 def derive_ws_theorem(max_D: int = 6) -> dict:

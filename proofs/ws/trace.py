@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from proofs._common import is_zero
+from proofs.common import is_zero
 from proofs.ws.definitions import DERIVS, KERNELS, P_I, P_J, G, V, d2ell, dell, ell, phi
 from proofs.ws.kernels import derive_unit_kernels, output_bias_kernels
 
