@@ -46,7 +46,6 @@ __all__ = ["lipschitz_s2", "S2Result", "circle_arrangement", "CircleArrangement"
 
 VERTEX, CRIT, ZERO, CONST, GREAT = range(5)
 KINDS = ("vertex", "critical", "zero", "constant", "great")
-dot_iv = dot_iv
 
 
 @dataclass(frozen=True)
