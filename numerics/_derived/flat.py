@@ -6,23 +6,7 @@ Every function takes a namespace ``_m`` of math functions: ``NP`` (numpy/scipy, 
 or ``numerics.flat.MP`` (mpmath, any precision).
 """
 
-import numpy as _np
-from scipy import special as _special
-
-
-class _Numpy:
-    pi = _np.pi
-    sqrt = staticmethod(_np.sqrt)
-    sin = staticmethod(_np.sin)
-    cos = staticmethod(_np.cos)
-    gamma = staticmethod(_special.gamma)
-
-    @staticmethod
-    def rat(p, q):
-        return p / q
-
-
-NP = _Numpy()
+from numerics.namespaces import NP  # the float64 namespace; numerics.flat.MP is the mpmath one
 
 
 def p_exponent(c, _m=NP):

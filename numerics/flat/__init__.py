@@ -39,7 +39,7 @@ Modules, one concern each:
 * :mod:`~numerics.flat.targets`, :mod:`~numerics.flat.population` — targets and the exact Gaussian
   :func:`population_loss`;
 * :mod:`~numerics.flat.certificates` — beyond the paper: :func:`upsilon_star_bracket`, a certified bracket on Υ*;
-* :mod:`~numerics.flat.namespaces`, :mod:`~numerics.flat.inputs` — the ``NP``/``MP`` namespaces of the derived
+* :mod:`~numerics.namespaces`, :mod:`~numerics.flat.inputs` — the ``NP``/``MP`` namespaces of the derived
   closed forms, and input validation.
 
 References:
@@ -75,7 +75,7 @@ from numerics.flat.duality import (
     solve_p1,
 )
 from numerics.flat.inputs import as_array, check_inputs
-from numerics.flat.namespaces import MP, NP
+from numerics.namespaces import MP, NP
 from numerics.flat.population import (
     monomial_pair_moment,
     pair_expectation_quad,

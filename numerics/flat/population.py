@@ -18,7 +18,7 @@ import numpy as np
 from numerics._derived import flat as derived
 from numerics.flat.activations import Activation, get_activation
 from numerics.flat.inputs import check_inputs
-from numerics.flat.namespaces import MP, NP
+from numerics.namespaces import MP, NP
 from numerics.flat.targets import Link, Target
 
 __all__ = ["monomial_pair_moment", "pair_expectation_quad", "pair_expectations", "population_loss",

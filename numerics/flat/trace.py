@@ -25,7 +25,7 @@ import numpy as np
 from numerics._derived import flat as derived
 from numerics.flat.activations import get_activation
 from numerics.flat.inputs import as_array, check_inputs
-from numerics.flat.namespaces import MP
+from numerics.namespaces import MP
 
 __all__ = ["network", "neuron_moments", "TraceParts", "trace_parts", "flatness_trace", "upsilon",
            "optimal_rescaling", "rescale", "mp_inputs", "neuron_moments_mp", "flatness_trace_mp", "upsilon_mp"]

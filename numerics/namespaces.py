@@ -1,6 +1,6 @@
 """The math namespaces ``NP`` (numpy/scipy, float64, vectorised) and ``MP`` (mpmath, any precision).
 
-Every closed form generated from ``proofs/flat`` (``numerics._derived.flat``) takes one of them as its
+Every closed form generated from ``proofs/`` (e.g. ``numerics._derived.flat``) takes one of them as its
 namespace argument ``_m``, so one derived expression serves float64 and high precision without a float
 literal (such as 1/3) silently capping the precision: ``upsilon_neuron(A, B, abs_a, c, MP)``.
 """
