@@ -18,8 +18,8 @@ import numpy as np
 from numerics._derived import flat as derived
 from numerics.flat.activations import Activation, get_activation
 from numerics.flat.inputs import check_inputs
-from numerics.namespaces import MP, NP
 from numerics.flat.targets import Link, Target
+from numerics.namespaces import MP, NP
 
 __all__ = ["monomial_pair_moment", "pair_expectation_quad", "pair_expectations", "population_loss",
            "population_loss_mc"]
