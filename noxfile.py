@@ -1,5 +1,13 @@
 """Sessions: verify, derive, falsify, tests, bench, lint. All install with ``-c constraints.txt``
-(torch pinned to the CPU build) and reuse their virtualenvs; posargs pass through."""
+(torch pinned to the CPU build) and reuse their virtualenvs; posargs pass through.
+
+torch: ``constraints.txt`` pins ``torch==2.13.0``. On this project's machines pip's configuration points
+``find-links`` at a local folder holding the ``2.13.0+cpu`` wheel. Elsewhere, set
+``SHALLOW_PROOFS_TORCH_INDEX=https://download.pytorch.org/whl/cpu`` and the sessions install torch from
+that index (PyTorch's CPU-only builds); without either, pip takes PyPI's multi-GB CUDA build.
+"""
+
+import os
 
 import nox
 
@@ -10,7 +18,8 @@ CONSTRAINTS = ("-c", "constraints.txt")
 
 
 def install(session, extras=""):
-    session.install(*CONSTRAINTS, "torch==2.13.0")
+    index = os.environ.get("SHALLOW_PROOFS_TORCH_INDEX")
+    session.install(*CONSTRAINTS, *(("--index-url", index) if index else ()), "torch==2.13.0")
     session.install(*CONSTRAINTS, "-e", f".{extras}")
 
 
