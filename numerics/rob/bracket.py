@@ -9,24 +9,21 @@ Upper bound (proved)
 --------------------
 A node fixes the signs of the first units of a static order (decreasing ‖α_j‖); U (k units) is free.
 With c = v + Σ_{fixed on} α_j, c₀ = c + ½Σ_U α_j, every gradient of the node is g = c₀ + ½A_U ε,
-ε ∈ {±1}^k. For any w ≠ 0 and û = w/‖w‖ (we take w = c₀ in floats):
-    ‖g‖² = (û·g)² + ‖P⊥g‖²,  |û·g| ≤ |û·c₀| + ½Σ_U |û·α_j|,
-    ‖P⊥g‖ ≤ ‖P⊥c₀‖ + ½ max_ε ‖P⊥A_U ε‖,  max_ε ‖P⊥A_Uε‖² ≤ min(Σ_ij |G⊥_ij|, k λ_max(G⊥)),
-G⊥ = Gram of the P⊥α_j; and ‖g‖ ≤ ‖c₀‖ + ½Σ‖α_j‖ too. λ_max(G⊥) = ‖H‖₂ (H = B B^T, d × d, B the
-P⊥α_j) is bounded by ‖H^{2^q}‖_F^{2^{-q}} (≥ ‖H‖₂ since ‖H‖₂^p = ‖H^p‖₂ ≤ ‖H^p‖_F), computed by q
-squarings with power-of-two rescaling. All of this is evaluated in midpoint–radius interval arithmetic
-(Rump): each float op's rounding error (γ_n|x|·|y| for a length-n dot product, u|x| per op, plus an
-absolute 1e-300 per op for underflow) is added to the radius and the radii are inflated by (1 + γ); the
-exact α_j = a_j W_j are enclosed by fl(a_j W_j) ± 2u|·|; scalar roots/powers use arb. So each node
-bound encloses the node's exact maximum of ‖g‖ from above. When k ≤ K the 2^k gradients are enclosed
-exactly the same way and sorted. Nodes are dropped only (i) when their rigorous bound ≤ the current
-lower bound, or ≤ (1 + rel_gap)·lower (then the bound enters `closed`, the max of dropped bounds, which
-enters `upper`), or (ii) when infeasibility of {x : ‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0 for the fixed j}
-(a superset of the open region) is PROVED by a Farkas/SOCP certificate: y ≥ 0 with
-Σ y_j s_j b_j + R‖Σ y_j s_j W_j‖ < 0, checked in interval arithmetic (y comes from clarabel's dual; the
-solver is never trusted). upper = max(closed, open node bounds, lower) rounded up. A leaf pattern whose
-top 2^k patterns are not resolved after a few SOCPs is split further (down to single patterns). On the
-sphere a leaf pattern's
+ε ∈ {±1}^k, i.e. g = Bε' with B = [c₀, ½α_j (j ∈ U)] and ε' = (1, ε). The node bound is
+min(‖c₀‖ + ½Σ_U‖α_j‖, (λ_max(BWBᵀ) Σ_i 1/w_i)^{1/2}) for weights w > 0 (the dual of Shor's SDP
+relaxation, weights from a warm-started Burer–Monteiro ascent; :mod:`numerics.rob.bracket_ia`). On these
+nets it is within 0.1% of the zonotope's largest vertex once ~16 of 64 units are fixed (the old
+parallel/perpendicular split was 13% above at the root and 1% at 32 fixed). Everything is evaluated in
+midpoint–radius interval arithmetic (Rump): the exact α_j = a_j W_j are enclosed by fl(a_j W_j) ± 2u|·|,
+λ_max by ‖H^{2^q}‖_F^{2^{-q}} with q = 12, scalar roots/powers use arb. So each node bound encloses the
+node's exact maximum of ‖g‖ from above. When k ≤ K the 2^k gradients are enclosed exactly the same way
+and sorted. Nodes are dropped only (i) when their rigorous bound ≤ the current lower bound, or
+≤ (1 + rel_gap)·lower (then the bound enters `closed`, the max of dropped bounds, which enters `upper`),
+or (ii) when infeasibility of {x : ‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0 for the fixed j} (a superset of the
+open region) is PROVED by a Farkas/SOCP certificate: y ≥ 0 with Σ y_j s_j b_j + R‖Σ y_j s_j W_j‖ < 0,
+checked in interval arithmetic (y comes from clarabel's dual; the solver is never trusted).
+upper = max(closed, open node bounds, lower) rounded up. A leaf pattern whose top 2^k patterns are not
+resolved after a few SOCPs is split further (down to single patterns). On the sphere a leaf pattern's
 bound ‖g‖ is refined to (‖g‖² − δ²)^{1/2} when a dual certificate y ≥ 0 proves |g·x| ≥ δ on the closed
 cell ∩ ball: g·x ≥ (g − Σ y_j s_j W_j)·x − Σ y_j s_j b_j ≥ −R‖g − Σ y_j s_j W_j‖ − Σ y_j s_j b_j.
 
@@ -36,12 +33,11 @@ Every candidate is an exact rational point: a float point in the ball, or on the
 stereographic image (x = (2y + (‖y‖²−1)N)/(‖y‖²+1), exactly ‖x‖ = 1) of a float y, with pole
 N = −sign(x_k)e_k, k = argmax |x_k| (x far from the pole). Its signs W_j·x + b_j (all ≠ 0), ‖x‖² < R²
 (ball), and the value ‖g‖² or ‖g‖² − (g·x)² are computed exactly (flint fmpq); `lower` is the float of
-its square root stepped down 3 ulps. Candidates come from: data points and random points; exact 1-D
-maximisation along lines (ball) / great circles (sphere) through the current points (all kink crossings
-are found analytically, each arc's maximiser of τ is the zero of g·x(θ) or an end pulled inward), which
-moves across adjacent cells and, from a cap's pole, reaches the cap's boundary where τ is largest;
-clarabel points of B&B nodes and of top leaf patterns (on the sphere: a point of cell ∩ {g·x = 0} pushed
-to ‖x‖ = 1).
+its square root stepped down 3 ulps. Candidates (:mod:`numerics.rob.bracket_search`) come from data and
+random points improved by exact 1-D maximisation along lines / great circles, then by a cell-flip ascent
+(flip the unit that increases ‖g‖ most among those whose flipped cell is reached by a ray or proved
+non-empty by an SOCP point), restarted during the branch and bound from the points of the top nodes; on
+the sphere each ascent's cell is realised at a point of cell ∩ {g·x = 0} pushed to ‖x‖ = 1.
 """
 from __future__ import annotations
 
@@ -54,62 +50,12 @@ from fractions import Fraction
 import clarabel
 import numpy as np
 import scipy.sparse as sp
-from flint import arb, fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat
 
-U = 2.0 ** -53
-TINY = 1e-300
+from numerics.rob.bracket_ia import TINY, U, _add, _gam, _mm, _norm_up, _sqrt_up, _up, shor_bound
+from numerics.rob.bracket_search import _Search
 
-
-def _gam(n):
-    return n * U / (1 - n * U)
-
-
-def _up(x, n=4):
-    return x * (1 + _gam(n + 2)) + TINY * (n + 2)
-
-
-def _mm(Am, Ar, Bm, Br=None):
-    """Enclosure of the product of [Am ± Ar] and [Bm ± Br] (Br None: B exact)."""
-    n = Am.shape[-1]
-    Cm = Am @ Bm
-    aA, aB = np.abs(Am), np.abs(Bm)
-    Cr = Ar @ aB + _gam(n) * (aA @ aB)
-    if Br is not None:
-        Cr = Cr + aA @ Br + Ar @ Br
-    return Cm, _up(Cr, 2 * n + 8)
-
-
-def _add(am, ar, bm, br):
-    m = am + bm
-    return m, _up(ar + br + U * np.abs(m))
-
-
-def _norm_up(m, r):
-    x = np.abs(m) + r
-    return _up(math.sqrt(float(np.sum(x * x))), x.size + 4)
-
-
-def _sqrt_up(x):
-    return _up(math.sqrt(max(x, 0.0)))
-
-
-def _lam_up(Hm, Hr, q=8):
-    """Upper bound of λ_max of the exact PSD matrix in [Hm ± Hr] via ‖H^{2^q}‖_F^{2^-q}."""
-    S = 0
-    for _ in range(q):
-        s = float(np.max(np.abs(Hm) + Hr))
-        if s == 0.0:
-            return 0.0
-        e = math.frexp(s)[1]
-        Hm, Hr = np.ldexp(Hm, -e), _up(np.ldexp(Hr, -e))
-        S += e
-        Hm, Hr = _mm(Hm, Hr, Hm, Hr)
-        S *= 2
-    F = _norm_up(Hm, Hr)
-    if F == 0.0:
-        return 0.0
-    val = (arb(2) ** (arb(S) / 2 ** q)) * (arb(F) ** (arb(1) / 2 ** q))
-    return float(np.nextafter(float(val.upper()), np.inf)) * (1 + 4 * U)
+__all__ = ["Bracket", "certified_bracket"]
 
 
 @dataclass(frozen=True)
@@ -205,53 +151,6 @@ class _Net:
             val = val - np.sum(G * X, axis=1) ** 2
         return np.sqrt(np.maximum(val, 0)), G
 
-    # ---------- rigorous node bound ----------
-    def node_bound(self, cm, cr, Ui):
-        k = len(Ui)
-        Aum, Aur = self.Am[Ui], self.Ar[Ui]
-        one = np.ones(k)
-        sm, sr = one @ Aum, _up(one @ Aur + _gam(k) * (one @ np.abs(Aum)), 2 * k + 8)
-        c0m, c0r = _add(cm, cr, 0.5 * sm, 0.5 * sr)
-        tri = _up(_norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
-        if k == 0:
-            return min(tri, _norm_up(c0m, c0r))
-        if k > 12:                          # ‖g‖ ≤ ‖c₀‖ + ½√k‖A_U‖₂
-            Hm, Hr = _mm(Aum.T, Aur.T, Aum, Aur)
-            tri = min(tri, _up(_norm_up(c0m, c0r) + 0.5 * _sqrt_up(_up(k * _lam_up(Hm, Hr)))))
-        w = c0m
-        wwm, wwr = _mm(w[None], np.zeros((1, self.d)), w)
-        wwm, wwr = float(wwm[0]), float(wwr[0])
-        ww_low = (wwm - wwr) * (1 - 4 * U) - TINY
-        if ww_low <= 1e-200:
-            return tri
-        ww_up = _up(wwm + wwr)
-        nw_low = math.sqrt(ww_low) * (1 - 4 * U)
-        bm, br = _mm(Aum, Aur, w)
-        gm, gr = _mm(c0m[None], c0r[None], w)
-        Lnum = _up(abs(float(gm[0])) + float(gr[0]) + 0.5 * float(np.sum(np.abs(bm) + br)), k + 6)
-        L = _up(Lnum / nw_low)
-        Pc = _norm_up(np.zeros(self.d), c0r)
-        lo, hi = (1 / ww_up) * (1 - 4 * U), _up(1 / ww_low)
-        im, ir = 0.5 * (lo + hi), _up(0.5 * (hi - lo) + U * hi)
-        # β·inv (MR)
-        bim = bm * im
-        bir = _up(np.abs(bm) * ir + br * (im + ir) + U * np.abs(bim))
-        Q = math.inf
-        if k <= 400 and self.Gm is not None:
-            om = np.outer(bim, bm)
-            orr = _up(np.outer(np.abs(bim), br) + np.outer(bir, np.abs(bm) + br) + U * np.abs(om))
-            Gm = self.Gm[np.ix_(Ui, Ui)] - om
-            Gr = _up(self.Gr[np.ix_(Ui, Ui)] + orr + U * np.abs(Gm))
-            Q = _up(float(np.sum(np.abs(Gm) + Gr)), k * k + 4)
-        if k > 12:
-            om = np.outer(bim, w)
-            orr = _up(np.outer(bir, np.abs(w)) + U * np.abs(om))
-            Bm, Br = Aum - om, _up(Aur + orr + U * np.abs(Aum - om))
-            Hm, Hr = _mm(Bm.T, Br.T, Bm, Br)
-            Q = min(Q, _up(k * _lam_up(Hm, Hr)))
-        P = _up(Pc + 0.5 * _sqrt_up(Q))
-        return min(tri, _sqrt_up(_up(L * L + P * P)))
-
     def enum_bounds(self, cm, cr, Ui):
         """Rigorous upper bounds of ‖g‖ for all 2^k patterns of the free units Ui."""
         k = len(Ui)
@@ -331,6 +230,22 @@ class _Net:
         return T_up + N_up + 4 * U * (abs(T_up) + N_up) + TINY < 0
 
 
+    def node_bound(self, cm, cr, Ui, V, iters=15):
+        """Rigorous upper bound of ‖g‖ over the node's 2^k gradients, and the ascended Shor iterate."""
+        k = len(Ui)
+        Aum, Aur = self.Am[Ui], self.Ar[Ui]
+        one = np.ones(k)
+        sm, sr = one @ Aum, _up(one @ Aur + _gam(k) * (one @ np.abs(Aum)), 2 * k + 8)
+        c0m, c0r = _add(cm, cr, 0.5 * sm, 0.5 * sr)
+        tri = _up(_norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
+        if k == 0:
+            return min(tri, _norm_up(c0m, c0r)), V
+        Bm = np.hstack([c0m[:, None], 0.5 * Aum.T])
+        Br = np.hstack([c0r[:, None], _up(0.5 * Aur.T)])
+        sh, V = shor_bound(Bm, Br, V, iters)
+        return min(tri, sh), V
+
+
 def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01, time_limit: float = 60.0,
                       seed: int = 0, data_points=None, progress=None) -> Bracket:
     t0 = time.perf_counter()
@@ -343,36 +258,11 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     m, d, Rr = net.m, net.d, net.R
     rng = np.random.default_rng(seed)
     net.nAup = _up(np.sqrt(np.sum((np.abs(net.Am) + net.Ar) ** 2, axis=1)), d + 4)
-    net.Gm = net.Gr = None
-    if m <= 400:
-        net.Gm, net.Gr = _mm(net.Am, net.Ar, net.Am.T, net.Ar.T)
-    best = {"v2": fmpq(-1), "x": None, "pat": None, "low": 0.0}
+    net.all_idx = np.arange(m)
+    srch = _Search(net, rng, deadline)
+    best = srch.best
     last = [t0]
     nodes = [0]
-
-    def low_of(v2):
-        f = float(Fraction(int(v2.p), int(v2.q)))
-        x = math.sqrt(max(f, 0.0))
-        for _ in range(3):
-            x = float(np.nextafter(x, 0.0))
-        return max(x, 0.0)
-
-    def offer(x):
-        """Try the float point x as a witness; returns True if the lower bound improved."""
-        if not np.all(np.isfinite(x)) or not np.any(x):
-            return False
-        xq = net.rational_point(x)
-        r = net.exact(xq)
-        if r is None or not r[0] > best["v2"]:
-            return False
-        best.update(v2=r[0], x=tuple(Fraction(int(t.p), int(t.q)) for t in xq), pat=r[1], low=low_of(r[0]))
-        return True
-
-    def offer_in(x, t):
-        """Ball: a solver point of margin t, shrunk towards 0 by less than its margin."""
-        for e in (0.25 * min(t / Rr, 1e-6), 0.25 * min(t / Rr, 1e-3)):
-            if offer(x * (1 - e)) or best["x"] is not None and net.fvalue(x[None] * (1 - e))[0][0] <= best["low"]:
-                return
 
     def tick(upper_now):
         now = time.perf_counter()
@@ -380,75 +270,15 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             last[0] = now
             progress(best["low"], upper_now, nodes[0], now - t0)
 
-    # ---------- local search: exact 1-D maximisation along lines / great circles ----------
-    def line_best(x, r):
-        P, Qv = net.W @ x, net.W @ r
+    def climb_from(x, budget):
+        """Cell-flip ascent from a float point, then the exact offer of its cell."""
         if sphere:
-            rho = np.hypot(P, Qv)
-            ok = np.abs(net.b) < rho
-            ph = np.arctan2(Qv, P)[ok]
-            ac = np.arccos(np.clip(-net.b[ok] / rho[ok], -1, 1))
-            th = np.sort(np.mod(np.concatenate([ph + ac, ph - ac, [0.0]]), 2 * np.pi))
-            lo, hi = th, np.append(th[1:], 2 * np.pi)
-            keep = hi - lo > 1e-12
-            lo, hi = lo[keep], hi[keep]
-            mid = 0.5 * (lo + hi)
-            pts = np.cos(mid)[:, None] * x + np.sin(mid)[:, None] * r
-            _, G = net.fvalue(pts)
-            A_, B_ = G @ x, G @ r
-            z0 = np.mod(np.arctan2(-A_, B_), np.pi)
-            cand = []
-            for off in (0.0, np.pi):
-                cand.append(np.clip(z0 + off, lo, hi))
-            dl = np.minimum(1e-9, 0.25 * (hi - lo))
-            cand = [np.clip(c, lo + dl, hi - dl) for c in cand]
-            vals = [np.sum(G * G, 1) - (A_ * np.cos(c) + B_ * np.sin(c)) ** 2 for c in cand]
-            i2 = np.argmax(np.maximum(vals[0], vals[1]))
-            c = cand[0][i2] if vals[0][i2] >= vals[1][i2] else cand[1][i2]
-            return np.cos(c) * x + np.sin(c) * r, math.sqrt(max(vals[0][i2], vals[1][i2], 0))
-        # ball: x + t r, ‖x + t r‖ < R
-        rr, xr, xx = r @ r, x @ r, x @ x
-        disc = xr * xr - rr * (xx - (Rr * (1 - 1e-9)) ** 2)
-        if disc <= 0:
-            return x, -1.0
-        tmin, tmax = (-xr - math.sqrt(disc)) / rr, (-xr + math.sqrt(disc)) / rr
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tc = -(P + net.b) / Qv
-        tc = tc[np.isfinite(tc) & (tc > tmin) & (tc < tmax)]
-        th = np.sort(np.concatenate([[tmin, tmax], tc]))
-        mid = 0.5 * (th[:-1] + th[1:])
-        pts = x + mid[:, None] * r
-        val, _ = net.fvalue(pts)
-        i = int(np.argmax(val))
-        return pts[i], val[i]
+            x = x * (1 - 1e-6) / max(np.linalg.norm(x), 1e-300)
+        res = srch.climb(x, t_end=time.perf_counter() + budget)
+        if res is not None and res[3] > best["low"]:
+            srch.settle(res[0], res[1], res[2])
 
-    def local_search(x, iters=6, ndir=6):
-        cur, curv = x, net.fvalue(x[None])[0][0]
-        for _ in range(iters):
-            if time.perf_counter() > deadline:
-                break
-            _, G = net.fvalue(cur[None])
-            g = G[0]
-            dirs = list(rng.standard_normal((ndir, d)))
-            dirs.append(g)
-            if sphere:
-                dirs.append(g - (g @ cur) * cur)
-            improved = False
-            for r in dirs:
-                if sphere:
-                    r = r - (r @ cur) * cur
-                nr = np.linalg.norm(r)
-                if nr == 0:
-                    continue
-                p, val = line_best(cur, r / nr)
-                if val > curv * (1 + 1e-12):
-                    cur, curv, improved = p, val, True
-            if not improved:
-                break
-        if curv > best["low"]:
-            offer(cur)
-        return cur
-
+    # ---------- seeding: line / great-circle search from data and random points, then cell-flip ascent
     starts = []
     if data_points is not None:
         starts += list(np.array(data_points, dtype=float, ndmin=2))
@@ -457,12 +287,21 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     starts += list(rnd * (1.0 if sphere else 0.5 * Rr))
     if not sphere:
         starts += list(rnd[: len(rnd) // 2] * 0.999 * Rr)
-    t_starts = t0 + 0.15 * float(time_limit)          # the seeding phase gets 15% of the budget
+    seeded = []
+    t_starts = t0 + 0.08 * float(time_limit)
     for x0 in starts:
         if time.perf_counter() > min(deadline, t_starts):
             break
         x0 = x0 / np.linalg.norm(x0) if sphere else x0
-        local_search(x0 if sphere or x0 @ x0 < Rr * Rr else 0.5 * Rr * x0 / np.linalg.norm(x0))
+        x0 = x0 if sphere or x0 @ x0 < Rr * Rr else 0.5 * Rr * x0 / np.linalg.norm(x0)
+        seeded.append(srch.local_search(x0))
+    seeded.sort(key=lambda t: -t[1])
+    t_climb = t0 + 0.2 * float(time_limit)
+    for x0, _ in seeded[:8]:
+        now = time.perf_counter()
+        if now > min(deadline, t_climb):
+            break
+        climb_from(x0, t_climb - now)
 
     # ---------- branch and bound ----------
     order = np.argsort(-net.nAup, kind="stable")
@@ -471,16 +310,16 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     heap = []
     cnt = [0]
 
-    def push(depth, signs, cm, cr, pt):
+    def push(depth, signs, cm, cr, pt, V, iters=15):
         Ui = order[depth:]
-        bd = net.node_bound(cm, cr, Ui)
+        bd, V = net.node_bound(cm, cr, Ui, V, iters)
         if bd <= best["low"]:
             return
         if bd <= best["low"] * (1 + rel_gap):
             closed[0] = max(closed[0], bd)
             return
         cnt[0] += 1
-        heapq.heappush(heap, (-bd, cnt[0], depth, signs, cm, cr, pt))
+        heapq.heappush(heap, (-bd, cnt[0], depth, signs, cm, cr, pt, V))
 
     def leaf(depth, signs, cm, cr):
         """Max over the node's 2^k patterns. Returns the node's bound, or None (then split further)."""
@@ -512,21 +351,13 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     continue
                 return V
             if not sphere:
-                offer_in(x, t)
+                srch.offer_in(x, t)
                 heapq.heappush(h, (nV, i, True))
                 continue
-            g = Gm[i]
-            z = x - (x @ g) / max(g @ g, 1e-300) * g
-            if np.linalg.norm(z) < 1e-12:
-                z = rng.standard_normal(d)
-                z -= (z @ g) / max(g @ g, 1e-300) * g
-            r2 = net.socp(idx, sg, eq=g, obj=z / np.linalg.norm(z), tfix=0.5 * t)
-            if r2 is not None and np.linalg.norm(r2[1]) > 0.999:
-                offer(r2[1])
-            local_search(x / np.linalg.norm(x), iters=3, ndir=3)
+            srch.realise_on_sphere(idx, sg, Gm[i], x, t)
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
             for sgn in (1.0, -1.0):
-                r3 = net.socp(idx, sg, obj=-sgn * g, tfix=0.0)
+                r3 = net.socp(idx, sg, obj=-sgn * Gm[i], tfix=0.0)
                 if r3 is not None:
                     dl = max(dl, net.dual_low(idx, sg, r3[2], sgn * Gm[i], Gr[i]))
             V2 = V
@@ -535,9 +366,11 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             heapq.heappush(h, (-V2, i, True))
         return 0.0
 
-    c_m, c_r = v.copy(), net.v_rad.copy()
-    push(0, np.zeros(0), c_m, c_r, None)
+    V0 = rng.standard_normal((m + 1, min(m + 1, 8)))
+    V0 /= np.linalg.norm(V0, axis=1, keepdims=True)
+    push(0, np.zeros(0), v.copy(), net.v_rad.copy(), None, V0, iters=200)
     status = "exhausted"
+    t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase
     while heap:
         now = time.perf_counter()
         top = -heap[0][0]
@@ -552,11 +385,14 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if nodes[0] >= 10 ** 7:
             status = "node limit"
             break
-        nbd, _, depth, signs, cm, cr, pt = heapq.heappop(heap)
+        nbd, _, depth, signs, cm, cr, pt, V = heapq.heappop(heap)
         bd = -nbd
         nodes[0] += 1
         if bd <= best["low"]:
             continue
+        if pt is not None and spent < 0.3 * (now - t_bb):
+            climb_from(pt, min(2.0, deadline - now))
+            spent += time.perf_counter() - now
         if m - depth <= KE:
             lv = leaf(depth, signs, cm, cr)
             if lv is not None:
@@ -576,16 +412,16 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     if t > 1e-10:
                         ch_pt = x
                         if not sphere and net.fvalue(x[None])[0][0] > best["low"]:
-                            offer_in(x, t)
+                            srch.offer_in(x, t)
                     elif t < 0 and net.farkas(idx, sg, y):
                         continue
             if s:
                 ccm, ccr = _add(cm, cr, net.Am[j], net.Ar[j])
             else:
                 ccm, ccr = cm, cr
-            push(depth + 1, sg, ccm, ccr, ch_pt)
+            push(depth + 1, sg, ccm, ccr, ch_pt, np.delete(V, 1, axis=0))
         if sphere and pt is not None and nodes[0] % 16 == 0:
-            local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
+            srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
     else:
         status = "exhausted" if time.perf_counter() <= deadline else "time limit"
     top = -heap[0][0] if heap else 0.0
