@@ -7,8 +7,8 @@ Evaluator: :func:`numerics.ws.ce_hessian_moments` (λ_sup); nets and data in :mo
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from checks import figures
 from checks.evidence import Outcome
 from checks.registry import Context
 from checks.stats import StatementTest, combine
@@ -17,7 +17,6 @@ from checks.ws.experiments import (
     MIN_SPEARMAN,
     lambda_sup_at,
     random_net,
-    save_figure,
     spearman,
     two_gaussians,
     unpack,
@@ -85,16 +84,19 @@ def level_E(ctx: Context) -> Outcome:
                                  "the correlation of the samples", "verdict": verdict,
                                  "effect": f"weakest sweep ({weakest.paper_statement}): per-seed Spearman",
                                  "symbol": "weakest mean per-seed ρ_s(sweep, λ_sup)"}
-    fig = Figure(figsize=(11, 3.4), layout="tight")
-    labels = {"v_norm": "‖v‖ (N = 3)", "N": "hidden width N", "rho": "sample correlation ρ (coin labels)"}
-    for ax, (name, sw) in zip(fig.subplots(1, 3), sweeps.items(), strict=True):
-        ax.errorbar(sw["grid"], sw["mean"], yerr=sw["stderr"], marker="o", ms=4, capsize=3)
-        ax.set(xlabel=labels[name], ylabel="λ_sup (mean ± s.e.)",
-               title=f"Spearman {metric[f'spearman_{name}']:+.2f}, {seeds} seeds")
+    fig, axes = figures.figure(3, width=4.4, height=3.8)
+    labels = {"v_norm": "‖v‖, N = 3 (dimensionless)", "N": "hidden width N (units)",
+              "rho": "sample correlation ρ, coin labels (dimensionless)"}
+    for ax, (name, sw) in zip(axes, sweeps.items(), strict=True):
+        t = tests[name]
+        ax.errorbar(sw["grid"], sw["mean"], yerr=sw["stderr"], marker="o", ms=4, capsize=3, label="mean ± s.e.")
+        ax.set(xlabel=labels[name], ylabel="λ_sup (dimensionless)",
+               title=f"ρ_s per seed {t.estimate:+.2f} [{t.ci[0]:+.2f}, {t.ci[1]:+.2f}]")
         if name == "v_norm":
-            ax.set_xscale("log")
-    fig.suptitle("ws.dependence: λ_sup at random tanh nets, M = 2, n = 100")
-    figs = (save_figure(ctx, fig, "ws_dependence.png"),)
+            figures.log_axis(ax, "x")
+        ax.legend(loc="upper left")
+    fig.suptitle(f"ws.dependence: λ_sup at random tanh nets, M = 2, n = 100, {seeds} seeds: {verdict}")
+    figs = (figures.save(ctx, fig, "ws_dependence.png"),)
     s = {k: metric[f"spearman_{k}"] for k in sweeps}
     f = {k: metric[f"seeds_increasing_{k}"] for k in sweeps}
     summary = (f"seed-mean λ_sup over {seeds} seeds (tanh): Spearman ‖v‖ {s['v_norm']:+.2f}, N {s['N']:+.2f}, "

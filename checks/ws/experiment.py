@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from checks import figures
 from checks.evidence import Outcome, rel_err
 from checks.registry import Context
 from checks.stats import StatementTest
@@ -28,7 +28,6 @@ from checks.ws.experiments import (
     logits,
     macro_f1,
     random_net,
-    save_figure,
     spearman,
     torch_one_thread,
     training_set,
@@ -98,7 +97,7 @@ def level_E(ctx: Context) -> Outcome:
     lower_ok = int(np.sum(col["lambda_lower"] <= col["lambda_1"]))
     passed = (n_ok >= math.ceil(MIN_CONVERGED * len(jobs)) and bool(np.all(ratio <= 1))
               and bool(np.all(ratio_bce <= 1)) and shift_err <= TOL["autograd_rel"])
-    figs = _experiment_figures(ctx, col, ratio)
+    figs = _experiment_figures(ctx, col, ratio, test)
     metric = {
         "attempts": len(jobs), "critical_points": n_ok, "minima": n_min,
         "max_grad_norm": float(col["grad_norm"].max()),
@@ -127,32 +126,41 @@ def level_E(ctx: Context) -> Outcome:
     return Outcome(passed, metric, summary, details, figs, verdict=test.verdict)
 
 
-def _experiment_figures(ctx: Context, col: dict, ratio: np.ndarray) -> tuple[str, ...]:
+def _experiment_figures(ctx: Context, col: dict, ratio: np.ndarray, test) -> tuple[str, ...]:
     l2 = col["l2"]
-    fig = Figure(figsize=(4.6, 4.2), layout="tight")
-    ax = fig.add_subplot()
-    sc = ax.scatter(col["lambda_sup"], col["lambda_1"], c=np.log10(l2), cmap="viridis", s=18)
+    fig, ax = figures.figure(width=5.2, height=4.4)
+    sc = ax.scatter(col["lambda_sup"], col["lambda_1"], c=np.log10(l2), cmap="viridis", s=22)
     lo = min(col["lambda_1"].min(), col["lambda_sup"].min()) * 0.8
     hi = max(col["lambda_1"].max(), col["lambda_sup"].max()) * 1.25
-    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="λ_1 = λ_sup")
-    ax.set(xscale="log", yscale="log", xlabel="λ_sup (closed-form moments)", ylabel="exact λ_1 (eigvalsh)",
-           title="critical points of BCE + λ/2‖θ‖²")
+    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="λ₁ = λ_sup (the bound)")
+    ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel="λ_sup = μ + √(D−1)σ, closed form (dimensionless)",
+           ylabel="exact λ₁ of H + λI, eigvalsh (dimensionless)", title="critical points of BCE + λ/2‖θ‖²")
+    figures.log_axis(ax)
     ax.legend(loc="upper left")
-    fig.colorbar(sc, ax=ax, label="log10 λ")
-    out = [save_figure(ctx, fig, "ws_experiment_scatter.png")]
+    fig.colorbar(sc, ax=ax, label="log₁₀ λ (L2 weight)")
+    out = [figures.save(ctx, fig, "ws_experiment_scatter.png")]
 
-    fig = Figure(figsize=(4.6, 3.4), layout="tight")
-    ax = fig.add_subplot()
+    fig, ax = figures.figure(width=5.0, height=3.6)
     ax.hist(ratio, bins=min(30, max(5, len(ratio) // 2)), color="C0", edgecolor="white")
-    ax.axvline(1, color="k", ls="--", lw=1)
-    ax.set(xlabel="λ_1 / λ_sup", ylabel="critical points", title=f"ratio distribution (n = {len(ratio)})")
-    out.append(save_figure(ctx, fig, "ws_experiment_ratio.png"))
+    ax.axvline(1, color="k", ls="--", lw=1, label="λ₁ = λ_sup")
+    ax.set(xlabel="λ₁ / λ_sup (dimensionless)", ylabel="critical points (count)",
+           title=f"ratio distribution ({len(ratio)} critical points)")
+    ax.legend()
+    out.append(figures.save(ctx, fig, "ws_experiment_ratio.png"))
 
-    fig = Figure(figsize=(4.6, 3.6), layout="tight")
-    ax = fig.add_subplot()
-    sc = ax.scatter(col["lambda_sup"], col["test_macro_f1"], c=np.log10(l2), cmap="viridis", s=18)
-    ax.set(xscale="log", xlabel="λ_sup", ylabel="test macro-F1",
-           title=f"Spearman ρ = {spearman(col['lambda_sup'], col['test_macro_f1']):+.2f}")
-    fig.colorbar(sc, ax=ax, label="log10 λ")
-    out.append(save_figure(ctx, fig, "ws_experiment_f1.png"))
+    fig, (ax1, ax2) = figures.figure(2, width=5.0, height=4.0)
+    sc = ax1.scatter(col["lambda_sup"], col["test_macro_f1"], c=col["seed_index"], cmap="tab20", s=22)
+    ax1.set(xlabel="λ_sup (dimensionless)", ylabel="test macro-F1 (dimensionless)",
+            title="every critical point, coloured by seed")
+    figures.log_axis(ax1, "x")
+    per = np.asarray(test.per_seed, float)
+    ax2.plot(per, np.arange(len(per)), "o", color="C0", label="one seed (its own training set)")
+    ax2.axvspan(test.ci[0], test.ci[1], color="C0", alpha=0.2, label="95% bootstrap interval of the mean")
+    ax2.axvline(test.estimate, color="C0", lw=1.5)
+    ax2.axvline(0, color="k", ls="--", lw=1, label="no effect")
+    ax2.set(xlim=(-1.05, 1.05), xlabel="Spearman(λ_sup, test macro-F1) within a seed (dimensionless)",
+            ylabel="seed index", title=f"paper: < 0; verdict: {test.verdict}")
+    ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax2.legend(loc="lower left")
+    out.append(figures.save(ctx, fig, "ws_experiment_f1.png"))
     return tuple(out)

@@ -38,8 +38,6 @@ import contextlib
 from dataclasses import dataclass
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.ticker import NullFormatter
 from scipy import optimize, special, stats
 
 from checks.registry import Context
@@ -118,14 +116,6 @@ def torch_one_thread():
 def random_net(rng: np.random.Generator, N: int, M: int) -> np.ndarray:
     W, b, v = rng.normal(size=(N, M)), 0.5 * rng.normal(size=N), rng.normal(size=N)
     return np.concatenate([W.ravel(), b, v, [0.0]])
-
-
-def save_figure(ctx: Context, fig: Figure, name: str) -> str:
-    for ax in fig.axes:  # minor-tick labels on short log axes overlap
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
-    fig.savefig(ctx.figure_path(name), dpi=100)
-    return f"figures/{name}"
 
 
 def spearman(a, b, *, pvalue: bool = False):

@@ -7,8 +7,8 @@ Evaluator: :func:`numerics.ws.ce_hessian_moments`; training in :mod:`checks.ws.e
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
+from checks import figures
 from checks.evidence import Outcome
 from checks.registry import Context
 from checks.stats import StatementTest
@@ -18,7 +18,6 @@ from checks.ws.experiments import (
     logits,
     random_net,
     saturation,
-    save_figure,
     scale_outer,
     separable_set,
     spearman,
@@ -122,17 +121,20 @@ def level_E(ctx: Context) -> Outcome:
 
 
 def _overfit_figure(ctx: Context, runs: list[dict]) -> str:
-    fig = Figure(figsize=(9.5, 3.6), layout="tight")
-    ax1, ax2 = fig.subplots(1, 2)
+    fig, (ax1, ax2) = figures.figure(2, width=5.0, height=4.0)
     for i, r in enumerate(runs):
-        ax1.loglog(r["saturation_scaled"], r["lambda_sup_scaled"], "o-", ms=3, color=f"C{i}",
-                   label=f"seed {r['seed_index']}: scale (v, c)")
-        ax1.loglog(r["saturation_path"], r["lambda_sup_path"], ":", color=f"C{i}", lw=1.2)
-        ax2.loglog(r["t"], r["lambda_sup_scaled"], "o-", ms=3, color=f"C{i}")
+        ax1.plot(r["saturation_scaled"], r["lambda_sup_scaled"], "o-", ms=3, color=f"C{i}",
+                 label=f"seed {r['seed_index']}" if i < 6 else None)
+        ax1.plot(r["saturation_path"], r["lambda_sup_path"], ":", color=f"C{i}", lw=1.2)
+        ax2.plot(r["t"], r["lambda_sup_scaled"], "o-", ms=3, color=f"C{i}")
     lo = min(r["saturation_scaled"].min() for r in runs)
-    ax1.loglog([lo, 1], [lo, 1], "k--", lw=0.8, label="slope 1")
+    ax1.plot([lo, 1], [lo, 1], "k--", lw=1, label="slope 1 (derived)")
+    ax1.set(xlabel="max_i max(q_i, |r_i|) (dimensionless)", ylabel="λ_sup (dimensionless)",
+            title="λ_sup → 0 as predictions saturate")
+    figures.log_axis(ax1)
     ax1.invert_xaxis()
-    ax1.set(xlabel="max_i max(q_i, |r_i|)", ylabel="λ_sup", title="λ_sup → 0 as predictions saturate")
-    ax1.legend(fontsize=7, title="dotted: BFGS path to zero loss", title_fontsize=7)
-    ax2.set(xlabel="outer-layer scale t", ylabel="λ_sup", title="drive A: (v, c) → t(v, c)")
-    return save_figure(ctx, fig, "ws_overfit.png")
+    ax1.legend(title="solid: (v, c) scaled; dotted: BFGS path", loc="lower left")
+    ax2.set(xlabel="outer-layer scale t (dimensionless)", ylabel="λ_sup (dimensionless)",
+            title="drive A: (v, c) → t(v, c)")
+    figures.log_axis(ax2)
+    return figures.save(ctx, fig, "ws_overfit.png")
