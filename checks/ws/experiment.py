@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from checks import figures
 from checks.evidence import Outcome, rel_err
