@@ -218,7 +218,8 @@ def select(patterns: Iterable[str] | None) -> list[Claim]:
         if not hits:
             raise ValueError(f"no claim matches {p!r}; known: {', '.join(reg)}")
         out.extend(h for h in hits if h not in out)
-    return out
+    order = list(reg)
+    return sorted(out, key=lambda c: order.index(c.id))  # spec order, whatever the order of the patterns
 
 
 def get(cid: str) -> Claim:

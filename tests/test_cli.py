@@ -64,11 +64,12 @@ def test_report_is_deterministic_for_a_seed(tmp_path):
     reps = []
     for run in ("a", "b"):
         d = tmp_path / run
-        assert main(["verify", "--claims", "ws.theorem", "--budget", "10", "--report-dir", str(d),
-                     "--no-progress"]) == 0
+        assert main(["verify", "--claims", "ws.theorem", "flat.duality", "rob.value", "rob.canonical", "--levels",
+                     "S,P,F", "--budget", "8", "--report-dir", str(d), "--no-progress"]) == 0
         reps.append(_strip_timing(json.loads((d / "verify.json").read_text())))
     assert json.dumps(reps[0], sort_keys=True) == json.dumps(reps[1], sort_keys=True)  # byte-identical
-    assert reps[0]["claims"][0]["levels"]["F"]["metric"]["examples"] >= 20
+    assert reps[0]["claims"][0]["levels"]["F"]["metric"]["examples"] >= 16  # two properties × budget 8
+    assert [c["id"] for c in reps[0]["claims"]] == ["ws.theorem", "flat.duality", "rob.canonical", "rob.value"]
 
 
 def test_report_dir_under_a_file_is_exit_2_before_running(tmp_path, capsys):
@@ -107,3 +108,26 @@ def test_partial_run_merges_and_quick_never_overwrites_full(tmp_path):
     assert (tmp_path / "verify.json").read_bytes() == before  # the quick run wrote verify-quick.*
     quick = (tmp_path / "verify-quick.md").read_text()
     assert "QUICK smoke run: its verdicts are not evidence" in quick.splitlines()[0]
+
+
+def test_referee_summary_lists_every_claim_discrepancies_first():
+    """The summary that opens verify.md has one row per claim, and a verdict that differs from the paper
+    comes first in its paper's table (synthetic evidence: the layout is what is tested)."""
+    from checks import report
+    from checks.evidence import Evidence
+    from checks.registry import load_all
+
+    claims = list(load_all().values())
+    ev = []
+    for c in claims:
+        for lv in c.levels:
+            verdict = ("not reproduced" if c.id == "ws.experiment" else "reproduced") if lv == "E" else \
+                {"S": "proved", "P": "verified to 50 digits", "A": "agrees to rel. err. 1e-15",
+                 "F": "no counterexample in 10 cases"}[lv]
+            ev.append(Evidence(c.id, lv, True, {}, "s", 0.1, verdict=verdict))
+    md = report.markdown(report.build(claims, ev, {"seed": 1, "levels": ["S"], "quick": False}))
+    summary = md.split("## Levels")[0]
+    for c in claims:
+        assert f"| `{c.id}` |" in summary, c.id
+    ws_rows = [line for line in summary.splitlines() if line.startswith("| `ws.")]
+    assert ws_rows[0].startswith("| `ws.experiment` |") and "**not reproduced**" in ws_rows[0]
