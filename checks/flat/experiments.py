@@ -3,17 +3,25 @@
 Every interpolator in those experiments is the *flattest* one for its dictionary of directions
 (``numerics.flat.flattest_outer_weights``, with a certified dual gap), so "Υ of a bad interpolator" means the
 least Υ any interpolator with those directions can have; population losses are exact Gaussian expectations
-(``numerics.flat.population_loss``), not test sets. Each experiment states its pass criterion in its summary.
+(``numerics.flat.population_loss``), not test sets.
+
+Seeds (SPEC §0): each E level fixes its :class:`checks.stats.StatementTest` at module level, before the run;
+seed ``s`` of case ``k`` draws everything (data, target directions, dictionaries) from its own stream
+(:func:`streams`), so the per-seed effects are independent and a quick run's seeds are the first seeds of
+the full run. Figures use :mod:`checks.figures`.
 """
 
 from __future__ import annotations
 
-import math
+import contextlib
+import ctypes
+from collections.abc import Iterator, Sequence
 
 import numpy as np
+from scipy.stats import spearmanr
 
 from checks.registry import Context
-from checks.tol import TOL
+from checks.stats import bootstrap_ci
 
 
 def directions(U: np.ndarray, m: int, rho: float, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:
@@ -30,36 +38,84 @@ def directions(U: np.ndarray, m: int, rho: float, rng: np.random.Generator, *, e
 
 
 def loglog_slope(n, r) -> float:
-    """The least-squares slope of log r against log n."""
-    return float(np.polyfit(np.log(n), np.log(r), 1)[0])
+    """The least-squares slope of log r against log n (nan with fewer than two finite positive points)."""
+    n, r = np.asarray(n, float), np.asarray(r, float)
+    ok = np.isfinite(r) & (r > 0)
+    if ok.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(n[ok]), np.log(r[ok]), 1)[0])
 
 
-def spearman_interval(rho: float, n: int) -> tuple[float, float]:
-    """Two-sided 95% confidence interval of a Spearman correlation of ``n`` independent pairs (Fisher z with
-    variance 1.06/(n − 3)); (−1, 1) when n ≤ 3 or the correlation is not finite, (ρ, ρ) when |ρ| = 1."""
-    if n <= 3 or not math.isfinite(rho):
-        return -1.0, 1.0
-    if abs(rho) >= 1:
-        return rho, rho
-    z, half = math.atanh(rho), TOL["flat_verdict_z"] * math.sqrt(1.06 / (n - 3))
-    return math.tanh(z - half), math.tanh(z + half)
+def spearman(x, y) -> float:
+    """Spearman's ρ of paired values (nan with fewer than three pairs or a constant side)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(spearmanr(x, y).statistic)
 
 
-def figure(ctx: Context, name: str):
-    """(pyplot on the Agg backend, the path of figure ``name`` in the report)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt, ctx.figure_path(name)
+def streams(ctx: Context, salt: str, seeds: int, cases: int = 1) -> list[list[np.random.Generator]]:
+    """``out[s][k]``: the generator of seed s, case k. Children of one ``ctx.rng(salt)`` (no salt hashing
+    per seed, so no two seeds can collide); seed s's streams are the same in quick and full runs."""
+    root = np.random.SeedSequence(int(ctx.rng(salt).integers(2**63)))
+    return [[np.random.default_rng(c) for c in ss.spawn(cases)] for ss in root.spawn(seeds)]
 
 
-def finish(plt, fig, ax, path, xlabel: str, ylabel: str, legend_size: int = 7) -> None:
-    """Label a one-axes figure, add its legend, lay it out and save it (dpi 110)."""
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize=legend_size)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def interval_of_mean(values) -> tuple[float, float, float]:
+    """(mean, lo, hi) over seeds with the suite's bootstrap (checks.stats), for the figures' error bars."""
+    return bootstrap_ci(values)
+
+
+def geometric_interval(per_seed_ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Columnwise geometric mean of positive ratios (seeds × grid) and its bootstrap interval over seeds."""
+    logs = np.log(np.asarray(per_seed_ratios, float))
+    est = np.array([bootstrap_ci(col) for col in logs.T])
+    return np.exp(est[:, 0]), np.exp(est[:, 1]), np.exp(est[:, 2])
+
+
+@contextlib.contextmanager
+def blas_one_thread() -> Iterator[None]:
+    """Run the block with one OpenBLAS thread in numpy's and scipy's OpenBLAS, then restore the counts.
+
+    The flat E levels factor many small (n ≤ 256) matrices; on a shared 2-core machine a multi-threaded
+    OpenBLAS waits on descheduled peers (a 128×128 Cholesky took 0.17 s instead of 1 ms), so one thread is
+    both faster and steadier. Libraries that cannot be found are left alone.
+    """
+    import scipy.linalg  # noqa: F401  (load scipy's OpenBLAS, so that it is limited too)
+
+    saved = []
+    with contextlib.suppress(OSError):
+        with open("/proc/self/maps") as fh:
+            libs = sorted({p for p in (ln.split()[-1] for ln in fh) if "openblas" in p.lower() and ".so" in p})
+        for path in libs:
+            with contextlib.suppress(OSError):
+                lib = ctypes.CDLL(path)
+                for pre, suf in (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "64_"),
+                                 ("openblas_", "")):
+                    get, put = f"{pre}get_num_threads{suf}", f"{pre}set_num_threads{suf}"
+                    if hasattr(lib, get) and hasattr(lib, put):
+                        saved.append((getattr(lib, put), int(getattr(lib, get)())))
+                        getattr(lib, put)(ctypes.c_int(1))
+                        break
+    try:
+        yield
+    finally:
+        for put, n in saved:
+            put(ctypes.c_int(n))
+
+
+def case_label(key: str) -> str:
+    """'relu/rho=0.2' → 'ReLU, ρ ≤ 0.2'; 'leaky_relu/single' → 'LeakyReLU, single-index'."""
+    names = {"relu": "ReLU", "leaky_relu": "LeakyReLU", "quadratic": "quadratic"}
+    act, rest = key.split("/", 1)
+    rest = {"single": "single-index", "sum": "sum of single-index"}.get(rest, rest.replace("rho=", "ρ ≤ "))
+    return f"{names.get(act, act)}, {rest}"
+
+
+def fmt_ci(t) -> str:
+    """'+0.52 [+0.41, +0.60]' for a decided StatementTest."""
+    return f"{t.estimate:+.2f} [{t.ci[0]:+.2f}, {t.ci[1]:+.2f}]"
+
+
+def seeds_of(values: Sequence) -> int:
+    return int(np.sum(np.isfinite(np.asarray(values, float))))

@@ -10,6 +10,8 @@ Modules, one concern each:
 * :mod:`~numerics.rob.canonical` — :func:`canonicalize`, in exact rationals;
 * :mod:`~numerics.rob.interval`, :mod:`~numerics.rob.exact` — the interval filter and the exact fall-back
   behind every decision;
+* :mod:`~numerics.rob.arrangement2` — the arrangement of kink circles on S², all circle pairs as one
+  interval table (undecided pairs go exact);
 * :mod:`~numerics.rob.ball`, :mod:`~numerics.rob.sphere2`, :mod:`~numerics.rob.circle`,
   :mod:`~numerics.rob.caps` — exact constants;
 * :mod:`~numerics.rob.bracket` — certified brackets by branch and bound (any d);

@@ -310,9 +310,10 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     heap = []
     cnt = [0]
 
-    def push(depth, signs, cm, cr, pt, V, iters=15):
+    def push(depth, signs, cm, cr, pt, V, iters=15, parent=math.inf):
         Ui = order[depth:]
         bd, V = net.node_bound(cm, cr, Ui, V, iters)
+        bd = min(bd, parent)                        # the child's gradients are among the parent's
         if bd <= best["low"]:
             return
         if bd <= best["low"] * (1 + rel_gap):
@@ -419,7 +420,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 ccm, ccr = _add(cm, cr, net.Am[j], net.Ar[j])
             else:
                 ccm, ccr = cm, cr
-            push(depth + 1, sg, ccm, ccr, ch_pt, np.delete(V, 1, axis=0))
+            push(depth + 1, sg, ccm, ccr, ch_pt, np.delete(V, 1, axis=0), parent=bd)
         if sphere and pt is not None and nodes[0] % 16 == 0:
             srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
     else:

@@ -100,4 +100,5 @@ def shor_bound(Bm, Br, V, iters=15, q=12):
     Hm, Hr = _mm(BWm, BWr, Bm.T, Br.T)
     lam = _lam_up(Hm, Hr, q)
     S = _up(float(np.sum(1.0 / w)) * (1 + 2 * U), w.size + 4)
-    return _sqrt_up(_up(lam * S)), V
+    ub = _sqrt_up(_up(lam * S))
+    return (ub if math.isfinite(ub) else math.inf), V
