@@ -98,9 +98,11 @@ from numerics.flat.trace import (
     upsilon_mp,
 )
 from numerics.flat.weighted_l1 import L1Result, interpolates, lstsq_correct, shifted_cholesky, weighted_l1_min
+from numerics.interop import upsilon_from_module
 from numerics.namespaces import MP, NP
 
 __all__ = [
+    "upsilon_from_module",
     # activations
     "Activation", "get_activation", "HOMOGENEOUS",
     # trace, Upsilon, rescaling

@@ -11,6 +11,9 @@ __all__ = ["as_array", "check_inputs"]
 
 def as_array(x: Any, name: str, ndim: int) -> np.ndarray:
     """``x`` as a finite float64 array with ``ndim`` dimensions, or ValueError naming ``name`` and the reason."""
+    from numerics.interop import to_numpy
+
+    x = to_numpy(x)  # torch tensors (any dtype, device, requires_grad) are read exactly
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged lists and the like

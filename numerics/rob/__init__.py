@@ -31,15 +31,17 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from numerics.interop import lipschitz_from_module
 from numerics.rob.canonical import Canonical, canonicalize
 from numerics.rob.circle import KinkCoincidenceWarning
 from numerics.rob.lipschitz import MP_DPS, Lipschitz, Rigidity, caps_disjoint, cost_model, lipschitz, rigidity
 from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, as_exact, as_float, evaluate, f64
 from numerics.rob.single_pole import single_pole_lipschitz
 
-__all__ = ["Ball", "Sphere", "PiecewiseLinear", "RELU", "Canonical", "Lipschitz", "canonicalize", "lipschitz",
-           "evaluate", "gradient", "as_float", "as_exact", "rigidity", "Rigidity", "KinkCoincidenceWarning",
-           "caps_disjoint", "cost_model", "single_pole_lipschitz", "f64", "to_mp", "MP_DPS"]
+__all__ = ["lipschitz_from_module", "Ball", "Sphere", "PiecewiseLinear", "RELU", "Canonical", "Lipschitz",
+           "canonicalize", "lipschitz", "evaluate", "gradient", "as_float", "as_exact", "rigidity", "Rigidity",
+           "KinkCoincidenceWarning", "caps_disjoint", "cost_model", "single_pole_lipschitz", "f64", "to_mp",
+           "MP_DPS"]
 
 
 def to_mp(x):

@@ -150,11 +150,17 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
               rel_gap: float = 0.01, data_points=None, progress=None) -> Lipschitz:
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
-    ``net`` is a net tuple, a :class:`Canonical`, or a torch ``nn.Sequential(Linear, ReLU, Linear)`` is
-    refused with a pointer to :func:`numerics.rob.lipschitz_from_module`. ``samples`` and ``seed`` seed
+    ``net`` is a net tuple, a :class:`Canonical`, or a torch module ``Linear → ReLU/LeakyReLU → Linear``
+    (read by :func:`numerics.interop.lipschitz_from_module`). ``samples`` and ``seed`` seed
     the bracket's search; ``data_points`` (points of the domain, e.g. training data) seed its lower end.
     ``progress``: None (quiet), True (progress lines on stderr), or a callable ``progress(done, total)``.
     """
+    if hasattr(net, "named_modules"):  # a torch module
+        from numerics.interop import lipschitz_from_module
+
+        return lipschitz_from_module(net, domain, samples=samples, seed=seed, max_exact_units=max_exact_units,
+                                     max_flats=max_flats, time_limit=time_limit, rel_gap=rel_gap,
+                                     data_points=data_points, progress=progress)
     check_domain(domain)
     t0 = time.perf_counter()
     cf = net if isinstance(net, Canonical) else canonicalize(net, domain, activation=activation)

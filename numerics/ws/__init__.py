@@ -10,6 +10,7 @@ module             concern
 =================  ==========================================================================
 """
 
+from numerics.interop import ce_hessian_moments_from_module
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import (
                                  HessianMoments,
@@ -22,5 +23,5 @@ from numerics.ws.moments import (
                                  ws_bounds,
 )
 
-__all__ = ["HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds", "ce_hessian_moments", "dim_of",
-           "get_activation", "lambda_sup_grad", "validate_net", "ws_bounds"]
+__all__ = ["ce_hessian_moments_from_module", "HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds",
+           "ce_hessian_moments", "dim_of", "get_activation", "lambda_sup_grad", "validate_net", "ws_bounds"]

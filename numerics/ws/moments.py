@@ -43,6 +43,7 @@ import numpy as np
 from scipy import special
 
 from numerics._derived import ws as ws_kernels
+from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 
 __all__ = ["HessianMoments", "LambdaSupGrad", "WSBounds", "ce_hessian_moments", "lambda_sup_grad", "ws_bounds",
@@ -139,6 +140,7 @@ class HessianMoments:
 
 
 def _array(name: str, x, ndim: int) -> np.ndarray:
+    x = to_numpy(x)  # torch tensors (any dtype, device, requires_grad) are read exactly
     try:
         a = np.asarray(x)
     except Exception as exc:  # ragged input

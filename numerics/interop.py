@@ -1,0 +1,259 @@
+"""PyTorch in: a two-layer module (or tensors) becomes the arrays every paper's evaluators take.
+
+:func:`unpack` reads a module whose leaf modules reduce to ``Linear(M, N) → activation → Linear(N, C)``
+(an ``nn.Sequential`` or any module with that shape; ``Identity``, ``Flatten`` and ``Dropout`` are
+skipped, and a ``Dropout`` is noted: the evaluators analyse the network in eval mode). Parameters may be
+float32 or float64, on any device, with or without ``requires_grad``: they are detached, moved to the CPU
+and converted to float64 *exactly* (every float32 is a float64), so the network analysed is the float32
+network itself, not a rounded relative of it; :attr:`TwoLayer.note` says which dtype was read.
+
+Activations: ``Sigmoid``, ``Tanh``, ``Softplus(beta)`` (the smooth function log(1 + e^{βt})/β; torch's
+``threshold`` switch to the identity is not a smooth function and is noted when it can matter),
+``GELU`` (exact, and ``approximate="tanh"``), ``ReLU``, ``LeakyReLU(slope)``, and :class:`ReLUPower`
+(ReLU(t)^p, c = p homogeneous). A module of another shape, or another activation, gets a ValueError that
+names the offending layer and says what would work.
+
+The three entry points, re-exported under the papers' public modules:
+
+* ``numerics.moments.ce_hessian_moments_from_module(model, X, y)`` (smooth activation, ``Linear(N, 1)``);
+* ``numerics.flatness.upsilon_from_module(model, X)`` (homogeneous activation, no biases, ``Linear(N, 1)``);
+* ``numerics.kinks.lipschitz_from_module(model, domain)`` (ReLU or LeakyReLU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TwoLayer", "unpack", "to_numpy", "ce_hessian_moments_from_module",  # and ReLUPower (lazy)
+           "upsilon_from_module", "lipschitz_from_module", "SMOOTH", "HOMOGENEOUS", "PIECEWISE_LINEAR"]
+
+SMOOTH = ("Sigmoid", "Tanh", "Softplus", "GELU")
+HOMOGENEOUS = ("ReLU", "LeakyReLU", "ReLUPower")
+PIECEWISE_LINEAR = ("ReLU", "LeakyReLU")
+_SKIP = ("Identity", "Flatten", "Dropout")
+_WHAT_WORKS = ("Linear(M, N) → one of Sigmoid, Tanh, Softplus(beta), GELU (approximate 'none' or 'tanh'), "
+               "ReLU, LeakyReLU(slope), ReLUPower(p) → Linear(N, C)")
+
+
+def to_numpy(x: Any) -> Any:
+    """A torch tensor as a float64 (or integer) numpy array: detached, on the CPU; anything else unchanged.
+    float32/float16/bfloat16 values are converted exactly (each is a float64)."""
+    if hasattr(x, "detach") and hasattr(x, "cpu"):
+        t = x.detach().cpu()
+        if t.is_floating_point():
+            import torch
+
+            t = t.to(torch.float64)
+        return t.numpy()
+    return x
+
+
+def _relu_power_module():
+    import torch
+
+    class ReLUPower(torch.nn.Module):
+        """ReLU(t)^p, a positively p-homogeneous activation (p ≥ 1)."""
+
+        def __init__(self, p: float = 2.0):
+            super().__init__()
+            if not p >= 1:
+                raise ValueError(f"ReLUPower: need p >= 1, got {p}")
+            self.p = float(p)
+
+        def forward(self, t):
+            return torch.relu(t) ** self.p
+
+        def extra_repr(self) -> str:
+            return f"p={self.p}"
+
+    return ReLUPower
+
+
+def __getattr__(name):  # ReLUPower is built lazily so that importing numerics does not import torch
+    if name == "ReLUPower":
+        cls = _relu_power_module()
+        globals()["ReLUPower"] = cls
+        return cls
+    raise AttributeError(name)
+
+
+@dataclass(frozen=True)
+class TwoLayer:
+    """A two-layer net read from a module: z(x) = V act(Wx + b) + c."""
+
+    W: np.ndarray  # (N, M)
+    b: np.ndarray | None  # (N,), None for a bias-free first layer
+    V: np.ndarray  # (C, N)
+    c: np.ndarray | None  # (C,)
+    activation: str  # the torch class name: "Tanh", "LeakyReLU", ...
+    params: dict  # beta, slope, approximate, p, threshold
+    dtype: str  # "float32" or "float64" (what the module held)
+    note: str  # what was analysed, in one sentence
+
+    @property
+    def kind(self) -> str:
+        return "smooth" if self.activation in SMOOTH else "piecewise-linear" if self.activation in \
+            PIECEWISE_LINEAR else "homogeneous"
+
+    def smooth_activation(self):
+        """The ws activation: a name or a SymPy expression (for Softplus(beta ≠ 1) and GELU-tanh)."""
+        import sympy as sp
+
+        t = sp.Symbol("t", real=True)
+        a = self.activation
+        if a == "Sigmoid":
+            return "sigmoid"
+        if a == "Tanh":
+            return "tanh"
+        if a == "Softplus":
+            beta = sp.nsimplify(self.params["beta"])
+            return "softplus" if beta == 1 else sp.log(1 + sp.exp(beta * t)) / beta
+        if a == "GELU":
+            if self.params.get("approximate", "none") == "none":
+                return "gelu"
+            k = sp.sqrt(2 / sp.pi)
+            return t * (1 + sp.tanh(k * (t + sp.Rational(44715, 1000000) * t ** 3))) / 2
+        raise ValueError(f"activation {a} is not smooth: the Wolkowicz–Styan moments need one of {SMOOTH}")
+
+    def homogeneous_activation(self) -> str:
+        a = self.activation
+        if a == "ReLU":
+            return "relu"
+        if a == "LeakyReLU":
+            return f"leaky_relu:{self.params['slope']!r}"
+        if a == "ReLUPower":
+            return f"relu_power:{self.params['p']!r}"
+        raise ValueError(f"activation {a} is not positively homogeneous: flatness needs one of {HOMOGENEOUS}")
+
+    def piecewise_linear(self):
+        from numerics.rob.net import RELU, PiecewiseLinear
+
+        if self.activation == "ReLU":
+            return RELU
+        if self.activation == "LeakyReLU":
+            s = float(self.params["slope"])
+            return PiecewiseLinear((0.0,), (s, 1.0), 0.0)
+        raise ValueError(f"activation {self.activation} is not piecewise linear: Lipschitz constants here need "
+                         f"one of {PIECEWISE_LINEAR}")
+
+
+def _leaves(model) -> list[tuple[str, Any]]:
+    out = []
+    for name, mod in model.named_modules():
+        if next(iter(mod.children()), None) is None:  # a leaf
+            out.append((name or type(mod).__name__, mod))
+    return out
+
+
+def unpack(model) -> TwoLayer:
+    """Read ``Linear → activation → Linear`` from ``model`` (see the module docstring); ValueError else."""
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - torch is a dependency
+        raise ValueError("reading a module needs torch") from exc
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    leaves, notes = [], []
+    for name, mod in _leaves(model):
+        kind = type(mod).__name__
+        if kind in _SKIP:
+            if kind == "Dropout":
+                notes.append(f"{name} (Dropout) skipped: the network is analysed in eval mode")
+            continue
+        leaves.append((name, kind, mod))
+    shape = " → ".join(f"{n}: {k}" for n, k, _ in leaves) or "no layers"
+    if len(leaves) != 3 or leaves[0][1] != "Linear" or leaves[2][1] != "Linear":
+        bad = next((f"layer {n!r} ({k})" for i, (n, k, _) in enumerate(leaves)
+                    if (i in (0, 2) and k != "Linear") or i > 2), f"the module ({len(leaves)} layers)")
+        raise ValueError(f"{bad}: a one-hidden-layer net is {_WHAT_WORKS}; this module is {shape}")
+    (n1, _, lin1), (na, act_kind, act), (n2, _, lin2) = leaves
+    params: dict = {}
+    if act_kind == "Softplus":
+        params = {"beta": float(act.beta), "threshold": float(act.threshold)}
+        notes.append(f"Softplus is analysed as the smooth log(1+e^(βt))/β; torch switches to t where βt > "
+                     f"{act.threshold:g}")
+    elif act_kind == "GELU":
+        params = {"approximate": act.approximate}
+    elif act_kind == "LeakyReLU":
+        params = {"slope": float(act.negative_slope)}
+    elif act_kind == "ReLUPower":
+        params = {"p": float(act.p)}
+    elif act_kind not in ("Sigmoid", "Tanh", "ReLU"):
+        raise ValueError(f"layer {na!r} ({act_kind}) is not a supported activation; a one-hidden-layer net is "
+                         f"{_WHAT_WORKS}")
+    if lin2.in_features != lin1.out_features:
+        raise ValueError(f"layer {n2!r}: Linear({lin2.in_features}, {lin2.out_features}) does not take the "
+                         f"{lin1.out_features} hidden units of {n1!r}")
+    dtypes = {str(p.dtype).replace("torch.", "") for p in (lin1.weight, lin2.weight)}
+    if not dtypes <= {"float32", "float64", "float16", "bfloat16"}:
+        raise ValueError(f"parameters of dtype {dtypes} are not supported (need floating point)")
+    dtype = "float64" if dtypes == {"float64"} else "/".join(sorted(dtypes))
+    W, V = to_numpy(lin1.weight), to_numpy(lin2.weight)
+    b = None if lin1.bias is None else to_numpy(lin1.bias)
+    c = None if lin2.bias is None else to_numpy(lin2.bias)
+    for nm, arr in (("first-layer weight", W), ("second-layer weight", V), ("first-layer bias", b),
+                    ("second-layer bias", c)):
+        if arr is not None and not np.all(np.isfinite(arr)):
+            raise ValueError(f"the module's {nm} contains NaN or inf")
+    what = (f"the {dtype} network itself (its {dtype} values are exact float64 numbers)" if dtype != "float64"
+            else "the float64 network")
+    note = "; ".join([f"analysed: {what}", *notes])
+    return TwoLayer(W, b, V, c, act_kind, params, dtype, note)
+
+
+def _one_output(net: TwoLayer, what: str) -> None:
+    if net.V.shape[0] != 1:
+        raise ValueError(f"{what} needs a Linear(N, 1) head (binary cross-entropy on one logit); this module's "
+                         f"head is Linear({net.V.shape[1]}, {net.V.shape[0]})")
+
+
+def ce_hessian_moments_from_module(model, X, y, **kw):
+    """:func:`numerics.ws.ce_hessian_moments` of a smooth ``Linear(M, N) → φ → Linear(N, 1)`` module; the
+    result has an extra attribute ``source`` (:class:`TwoLayer`) recording what was analysed."""
+    from numerics.ws import ce_hessian_moments
+
+    net = unpack(model)
+    _one_output(net, "ce_hessian_moments_from_module")
+    act = net.smooth_activation()
+    bias = net.b is not None or net.c is not None
+    b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
+    c = float(net.c[0]) if net.c is not None else (0.0 if bias else None)
+    out = ce_hessian_moments(net.W, b, net.V[0], c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
+    object.__setattr__(out, "source", net) if _frozen(out) else setattr(out, "source", net)
+    return out
+
+
+def upsilon_from_module(model, X):
+    """Υ (:func:`numerics.flat.upsilon`) of a homogeneous ``Linear(d, m, bias=False) → σ → Linear(m, 1)``
+    module (flat's model h(x) = Σ_j a_j σ(θ_j·x) has no biases)."""
+    from numerics.flat import upsilon
+
+    net = unpack(model)
+    _one_output(net, "upsilon_from_module")
+    act = net.homogeneous_activation()
+    for nm, arr in (("first", net.b), ("second", net.c)):
+        if arr is not None and np.any(arr != 0):
+            raise ValueError(f"the {nm} Linear layer has a nonzero bias; the flatness model h(x) = Σ a_j σ(θ_j·x) "
+                             "has none: build it with bias=False")
+    return upsilon(net.V[0], net.W, to_numpy(X), act)
+
+
+def lipschitz_from_module(model, domain, **kw):
+    """:func:`numerics.rob.lipschitz` of a ReLU/LeakyReLU ``Linear(d, m) → ψ → Linear(m, 1)`` module."""
+    from numerics.rob import lipschitz
+
+    net = unpack(model)
+    _one_output(net, "lipschitz_from_module")
+    psi = net.piecewise_linear()
+    m, d = net.W.shape
+    b = net.b if net.b is not None else np.zeros(m)
+    c = float(net.c[0]) if net.c is not None else 0.0
+    return lipschitz((net.W, b, net.V[0], np.zeros(d), c), domain, activation=psi, **kw)
+
+
+def _frozen(obj) -> bool:
+    params = getattr(type(obj), "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
