@@ -110,3 +110,125 @@ def test_planted_bug_flip_without_its_linear_term_is_found(monkeypatch, tmp_path
     monkeypatch.setattr(canonical, "reparametrise", wrong)
     res = falsify(canonical.canon_property("test/flip_bug", 3, sphere=True), budget=40, seed=4, out_dir=tmp_path)
     assert res.found
+
+
+# --- rob.law (E) ---
+
+
+def test_law_statements_are_fixed_before_the_run():
+    """The two statements and their criteria are module constants without numbers from a run."""
+    from checks.rob import law
+    from checks.stats import StatementTest
+
+    bound, rate = (StatementTest(**law.STATEMENTS[k]) for k in ("bound", "rate"))
+    assert bound.kind == "sign" and bound.sign == 1 and "c = C = 1" in bound.paper_statement
+    assert rate.kind == "rate" and rate.target == 0.5 and law.LAW_RATE == 0.5
+    assert bound.per_seed == rate.per_seed == [] and rate.symbol and bound.symbol
+
+
+def test_law_adam_gradients_match_torch_autograd():
+    """The numpy training loop's gradients of MSE + λ·path norm agree with torch's autograd (the oracle)."""
+    import torch
+
+    from checks.rob import law
+
+    rng = np.random.default_rng(7)
+    n, m, d, lam = 20, 6, 5, 0.3
+    X, y = law.sphere_data(rng, n, d)
+    params = law.init_net(rng, m, d)
+    params[3], params[4] = rng.standard_normal(d), rng.standard_normal(1)
+    mse, grads = law.loss_and_grads(params, X, y, lam)
+    W, b, a, v, c = (torch.tensor(p, requires_grad=True) for p in params)
+    Xt, yt = torch.tensor(X), torch.tensor(y)
+    res = torch.relu(Xt @ W.T + b) @ a + Xt @ v + c[0] - yt
+    loss_mse = torch.mean(res**2)
+    (loss_mse + lam * torch.sum(a.abs() * torch.sqrt(torch.sum(W**2, 1) + b**2))).backward()
+    assert abs(mse - float(loss_mse.detach())) <= 1e-12
+    for g, p in zip(grads, (W, b, a, v, c), strict=True):
+        np.testing.assert_allclose(g, p.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_law_training_fits_pure_noise():
+    """Adam drives a width-32 net on 24 noise labels on S^7 below MSE 0.05 (ε ≥ 0.95): the hypothesis is met."""
+    from checks.rob import law
+
+    rng = np.random.default_rng(3)
+    X, y = law.sphere_data(rng, 24, 8)
+    net, mse = law.train(X, y, law.init_net(rng, 32, 8), steps=1500)
+    W, b, a, v, c = net
+    f = np.maximum(X @ W.T + b, 0) @ a + X @ v + c
+    assert mse <= 0.05 and abs(np.mean((f - y) ** 2) - mse) <= 1e-12
+
+
+def test_law_slope_bracket_holds_every_choice_inside_the_brackets():
+    """Any values inside the brackets give a least-squares slope in [β_min, β_max], and the extremes are
+    attained by choices of bracket ends; degenerate brackets give one slope (that of np.polyfit)."""
+    from checks.rob import law
+
+    rng = np.random.default_rng(11)
+    x = np.array([0.25, 1.0, 2.0, 4.0, 8.0, 15.0])
+    lo = rng.uniform(5, 10, len(x))
+    up = lo * rng.uniform(1.0, 1.4, len(x))
+    b_lo, b_up, b_min, b_max = law.slope_bracket(x, lo, up)
+    slopes = [np.polyfit(np.log(x), np.log(rng.uniform(lo, up)), 1)[0] for _ in range(300)]
+    corners = [np.polyfit(np.log(x), np.log(np.where(mask, up, lo)), 1)[0]
+               for mask in (np.arange(64)[:, None] >> np.arange(6) & 1).astype(bool)]
+    assert b_min - 1e-12 <= min(slopes + [b_lo, b_up]) and max(slopes + [b_lo, b_up]) <= b_max + 1e-12
+    assert abs(min(corners) - b_min) <= 1e-12 and abs(max(corners) - b_max) <= 1e-12
+    same = law.slope_bracket(x, lo, lo)
+    assert np.allclose(same, np.polyfit(np.log(x), np.log(lo), 1)[0], atol=1e-12)
+    assert all(np.isnan(law.slope_bracket([2.0, 2.0], [1.0, 2.0], [1.0, 2.0])))
+
+
+def test_law_bound_verdict_from_certified_numbers():
+    """Reproduced iff every fitting net's lower end clears the RHS; an upper end below it contradicts; a
+    straddling bracket is undecided; a net that does not fit is excluded and counted."""
+    from checks.rob import law
+
+    def row(lower, upper, rhs, fits=True):
+        return {"lower": lower, "upper": upper, "law_rhs": rhs, "fits": fits}
+
+    ok = [row(5, 6, 1), row(2, 2, 2)]
+    assert law.bound_verdict(ok)[0] == "reproduced"
+    assert law.bound_verdict(ok + [row(0.5, 0.9, 1)])[0] == "contradicted"
+    assert law.bound_verdict(ok + [row(0.5, 1.5, 1)])[0] == "not reproduced"
+    v, counts = law.bound_verdict(ok + [row(0.1, 0.2, 1, fits=False)])
+    assert v == "reproduced" and counts["excluded_not_fitting"] == 1 and counts["fitting"] == 2
+    assert law.bound_verdict([row(0.1, 0.2, 1, fits=False)])[0] == "not reproduced"
+    rhs = 0.9 * np.sqrt(256 / (17 * np.log(17 * 256 * 32 / 0.9)))
+    assert abs(law.law_rhs(0.9, 256, 17, 32) - rhs) <= 1e-14
+
+
+def test_law_figure_style_and_a_zero_lower_end():
+    """The figure keeps fonts ≥ 9 pt, and a lower end of 0 is dropped (not floored) on the log axis."""
+    from checks import figures
+    from checks.rob import law
+    from checks.stats import StatementTest
+
+    cfg = {"d": 32, "seeds": 3, "n": (64, 256), "m": (16, 64)}
+    rows = [{"seed_index": k, "n": n, "m": m, "n_over_mbar": n / (m + 1), "fits": True, "certified": True,
+             "lower": 0.0 if (k, n, m) == (0, 64, 64) else 8.0 + k, "upper": 9.0 + k, "law_rhs": 1.0}
+            for k in range(3) for n in cfg["n"] for m in cfg["m"]]
+    rate = StatementTest(**law.STATEMENTS["rate"]).decide([0.1, 0.05, 0.08])
+    fig = law.law_figure(rows, cfg, rate, [0.0, 0.0, 0.0], [0.2, 0.1, 0.1])
+    assert figures.fonts_ok(fig)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylim()[0] > 1e-3
+    assert all(a.get_ylabel() for a in fig.axes[:2])
+
+
+def test_law_quick_run_has_two_statements_and_an_interval(tmp_path):
+    """The quick E level: 3 seeds, ≥ 2 values of n/m̄ per seed, both statements recorded, a finite interval."""
+    from checks.evidence import E_VERDICTS
+    from checks.rob import law
+
+    out = law.level_E(Context(quick=True, report_dir=tmp_path))
+    det = out.details
+    assert out.passed and out.verdict in E_VERDICTS
+    assert set(det["statement_tests"]) == {"bound", "rate"}
+    test = det["statement_test"]
+    assert test["seeds"] == 3 and all(np.isfinite(test["ci"])) and test["symbol"]
+    assert test["verdict"] == out.verdict and test["bound"] in ("holds", "violated", "undecided")
+    for k in range(3):
+        assert len({r["n_over_mbar"] for r in det["nets"] if r["seed_index"] == k}) >= 2
+    assert (tmp_path / "figures" / "rob_law.png").exists()
