@@ -1,4 +1,4 @@
-"""``python -m checks`` / ``shallow-proofs``: verify, falsify, list, show, replay.
+"""``python -m checks`` / ``shallow-proofs``: verify, falsify, list, show, replay, inspect.
 
 Bad input (an unknown claim, a malformed level list, a report dir that cannot be written, a reproducer
 that is not one) is one readable line on stderr and exit code 2, checked before any claim runs. A claim
@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("id")
     s = sub.add_parser("replay", help="re-run a saved counterexample reproducer at float64 and 50 digits")
     s.add_argument("path", type=Path)
+    sub.add_parser("inspect", help="every paper's quantities for your own network (see: inspect --help)",
+                   add_help=False)
     return p
 
 
@@ -168,6 +170,11 @@ def _replay(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["inspect"]:
+        from checks.inspect import main as inspect_main
+
+        return inspect_main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.cmd in ("verify", "falsify"):

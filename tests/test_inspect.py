@@ -1,0 +1,95 @@
+"""``shallow-proofs inspect``: a safetensors model and a CSV in, every applicable section out; bad files are
+one line and exit 2. The numbers are checked against the array API on the same weights (read back from the
+file by safetensors itself, not by the code under test) and against a dense torch.func Hessian."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save_file
+from torch import nn
+
+from checks.cli import main
+from numerics import kinks, moments
+from numerics.ws.reference import ce_hessian_torch
+
+
+@pytest.fixture
+def files(tmp_path):
+    torch.manual_seed(0)
+    tanh = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+    relu = nn.Sequential(nn.Linear(3, 5), nn.ReLU(), nn.Linear(5, 1))
+    for name, m in (("tanh", tanh), ("relu", relu)):
+        save_file({k: v.detach().contiguous() for k, v in m.state_dict().items()}, tmp_path / f"{name}.safetensors")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.integers(0, 2, 30).astype(float)
+    np.savetxt(tmp_path / "data.csv", np.column_stack([X, y]), delimiter=",", header="a,b,c,y", comments="")
+    return tmp_path, tanh, relu, X, y
+
+
+def test_inspect_smooth_and_relu(files, capsys):
+    d, tanh, relu, X, y = files
+    out = d / "t.json"
+    assert main(["inspect", str(d / "tanh.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh",
+                 "--json", str(out)]) == 0
+    res = json.loads(out.read_text())["ws"]
+    W, b = tanh[0].weight.detach().double().numpy(), tanh[0].bias.detach().double().numpy()
+    v, c = tanh[2].weight.detach().double().numpy()[0], float(tanh[2].bias.detach())
+    H = ce_hessian_torch(W, b, v, c, X, y, "tanh")
+    ev = np.linalg.eigvalsh(H)
+    assert abs(res["trace"] - np.trace(H)) <= 1e-10 * abs(np.trace(H))
+    assert abs(res["trace_sq"] - np.sum(H * H)) <= 1e-10 * np.sum(H * H)
+    assert abs(res["lambda_max"] - ev[-1]) <= 1e-9 * ev[-1] and res["lambda_max"] <= res["lambda_sup"]
+    assert res["dim"] == moments.dim_of(4, 3, True)
+    out2 = d / "r.json"
+    assert main(["inspect", str(d / "relu.safetensors"), "--data", str(d / "data.csv"), "--activation", "relu",
+                 "--domain", "ball", "--json", str(out2)]) == 0
+    rob = json.loads(out2.read_text())["rob"]
+    W, b = relu[0].weight.detach().double().numpy(), relu[0].bias.detach().double().numpy()
+    a, c = relu[2].weight.detach().double().numpy()[0], float(relu[2].bias.detach())
+    L = kinks.lipschitz((W, b, a, np.zeros(3), c), kinks.Ball(3, 1.0))
+    assert rob["exact"] and abs(rob["lipschitz_upper"] - L.upper) <= 1e-12 * L.upper
+    assert rob["kinks"] <= rob["width"] == 5 and rob["rigidity_holds"]
+    assert "flat" in json.loads(out2.read_text())
+
+
+def _bad(d, kind):
+    if kind == "missing":
+        return ["inspect", str(d / "nope.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh"]
+    if kind == "truncated":
+        raw = (d / "tanh.safetensors").read_bytes()
+        (d / "cut.safetensors").write_bytes(raw[: len(raw) // 2])
+        return ["inspect", str(d / "cut.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh"]
+    if kind == "wrong_keys":
+        save_file({"only": torch.zeros(3, 3)}, d / "keys.safetensors")
+        return ["inspect", str(d / "keys.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh"]
+    if kind == "wrong_shape":
+        save_file({"0.weight": torch.zeros(4, 3), "2.weight": torch.zeros(1, 5)}, d / "shape.safetensors")
+        return ["inspect", str(d / "shape.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh"]
+    if kind == "data_shape":
+        (d / "bad.csv").write_text("1,2,3,0\n4,5,0\n")
+        return ["inspect", str(d / "tanh.safetensors"), "--data", str(d / "bad.csv"), "--activation", "tanh"]
+    if kind == "no_activation":
+        return ["inspect", str(d / "tanh.safetensors"), "--data", str(d / "data.csv")]
+    if kind == "pickle":
+        torch.save(nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1)), d / "m.pt")
+        return ["inspect", str(d / "m.pt"), "--data", str(d / "data.csv")]
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["missing", "truncated", "wrong_keys", "wrong_shape", "data_shape",
+                                  "no_activation", "pickle"])
+def test_bad_files_are_one_line_exit_2(files, capsys, kind):
+    d = files[0]
+    assert main(_bad(d, kind)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("shallow-proofs inspect: error:") and "Traceback" not in err[0]
+
+
+def test_pickled_module_needs_trust(files):
+    d = files[0]
+    torch.save(nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1)), d / "m.pt")
+    assert main(["inspect", str(d / "m.pt"), "--data", str(d / "data.csv"), "--trust-pickle"]) == 0
