@@ -70,6 +70,11 @@ _ROWS: dict[str, tuple[float, str]] = {
     "flat_dual_useful": (1e6, "flat.duality/weak, p > 1: a float dual of −∞ counts as a vacuous certificate only "
                               "where the exact dual is within this × (1 + |Υ|) of Υ; an exact value far below it is "
                               "an honest useless bound whose conjugate may overflow float64 (1e228 at x ~ 1e-38)"),
+    "flat_derivative_screen": (1e-5, "flat.symmetry F screen: float64 σ′ against a central difference of σ with step "
+                                     "1e-6|t| (|t| ≥ 1e-3 of the largest): truncation ~1e-12 and rounding "
+                                     "~1e-10 relative, so 1e-5 only drops noise"),
+    "flat_derivative_confirm": (1e-12, "flat.symmetry F confirmation: float64 σ′ against mpmath.diff of the 50-digit σ "
+                                       "(relative to 1 + |σ′|): σ′ is a few float64 operations (~1e-15)"),
     "flat_rounded_rel": (1e-10, "relative slack of flat.upsilon/attained (screen and confirmation): the trace is "
                                 "taken at the float64-rounded λ_opt, which moves it by O(u) relative, second order "
                                 "in the rounding at a minimum"),

@@ -266,3 +266,183 @@ def test_certify_sphere_against_dense_sampling():
         sampled = np.nanmax(np.abs(inv.Phibar.T @ nu) / inv.omega)
     assert sampled <= cert.kappa * (1 + 1e-12)
     assert sampled == pytest.approx(cert.kappa, rel=1e-2)
+
+
+# ---------------------------------------------------------------------------------------------------
+# E levels (flat.bad, flat.generalize, flat.approx, flat.upsilon_star): the statement fixed before the run,
+# per-seed effects recomputed here from the recorded data (numpy ranks and polyfit, not the suite's helpers),
+# verdicts from the intervals, and the figure style
+
+E_CLAIMS = ("flat.bad", "flat.generalize", "flat.approx", "flat.upsilon_star")
+
+
+@pytest.fixture(scope="module")
+def flat_e(tmp_path_factory):
+    """The four flat E levels in quick mode, and every figure they save (kept for the style checks)."""
+    from checks import figures
+    from checks.registry import Context, get
+
+    saved, orig = {}, figures.save
+
+    def keep(ctx, fig, name):
+        saved[name] = fig
+        return orig(ctx, fig, name)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(figures, "save", keep)
+    try:
+        ctx = Context(quick=True, report_dir=tmp_path_factory.mktemp("flat_e"))
+        out = {cid: get(cid).run("E", ctx) for cid in E_CLAIMS}
+    finally:
+        mp.undo()
+    return out, saved
+
+
+def _rank_corr(x, y):
+    """Spearman's ρ as the Pearson correlation of average ranks (ties: exact representations at ρ = 1 have
+    losses of exactly 0 or ~1e-16)."""
+    from scipy.stats import rankdata
+
+    return float(np.corrcoef(rankdata(x), rankdata(y))[0, 1])
+
+
+@pytest.mark.parametrize("cid", E_CLAIMS)
+def test_e_level_states_its_statement(flat_e, cid):
+    from checks.evidence import E_VERDICTS
+    from checks.stats import MIN_SEEDS
+
+    ev = flat_e[0][cid]
+    assert ev.error is None, ev.details.get("traceback")
+    assert ev.passed, ev.summary
+    st = ev.details["statement_test"]
+    for key in ("paper_statement", "effect", "criterion", "symbol", "estimate", "ci", "seeds", "verdict"):
+        assert st[key] != "" and st[key] is not None, key
+    assert st["verdict"] == ev.verdict in E_VERDICTS
+    assert len(st["symbol"]) <= 60
+    subs = ev.details["statement_tests"]
+    assert subs and all(t["verdict"] in E_VERDICTS for t in subs.values())
+    if cid != "flat.upsilon_star":
+        assert all(t["seeds"] >= MIN_SEEDS and np.isfinite(t["ci"]).all() for t in subs.values())
+
+
+def test_bad_tests_the_bound_and_the_rate_separately(flat_e):
+    from checks.flat import bad
+    from checks.stats import combine
+
+    ev = flat_e[0]["flat.bad"]
+    subs, ns = ev.details["statement_tests"], ev.details["config"]["ns"]
+    for key in bad.CASES:
+        act = key.split("/")[0]
+        c = {"relu": 1.0, "quadratic": 2.0}[act]
+        bound, rate = subs[f"bound/{key}"], subs[f"rate/{key}"]
+        assert bound["kind"] == "sign" and bound["sign"] == 1
+        assert rate["kind"] == "rate" and rate["target"] == pytest.approx(c / (c + 1), rel=1e-15)
+        R = np.asarray(ev.details["ratios"][key])
+        assert R.shape[0] >= 3 and np.all(R > 1)
+        slopes = [np.polyfit(np.log(ns[act]), np.log(row), 1)[0] for row in R]
+        assert rate["per_seed"] == pytest.approx(slopes, rel=1e-12)
+        assert bound["per_seed"] == pytest.approx(np.log(R).min(axis=1), rel=1e-12)
+        assert rate["estimate"] == pytest.approx(np.mean(slopes), rel=1e-12)
+        assert rate["ci"][0] <= rate["estimate"] <= rate["ci"][1]
+    v = ev.details["verdicts"]
+    assert v["bound"] == combine([subs[f"bound/{k}"]["verdict"] for k in bad.CASES])
+    assert v["rate"] == combine([subs[f"rate/{k}"]["verdict"] for k in bad.CASES])
+    assert ev.verdict == v["claim"] == combine([v["bound"], v["rate"]])
+
+
+def test_generalize_per_seed_spearman_and_the_relu_comparison(flat_e):
+    from checks.flat import generalize
+
+    ev = flat_e[0]["flat.generalize"]
+    subs, pts = ev.details["statement_tests"], ev.details["points"]
+    per = {}
+    for key in generalize.CASES:
+        per[key] = [_rank_corr([p[1] for p in P], [p[2] for p in P]) for P in pts[key]]
+        assert subs[key]["per_seed"] == pytest.approx(per[key], abs=1e-12)
+        assert subs[key]["kind"] == "sign" and subs[key]["sign"] == 1
+    others = np.mean([per[k] for k in generalize.CASES if k != "relu/single"], axis=0)
+    weaker = subs["relu_single_weaker"]
+    assert weaker["sign"] == -1 and weaker["per_seed"] == pytest.approx(np.array(per["relu/single"]) - others)
+    assert ("DISCREPANCY" in ev.summary) == (weaker["verdict"] != "reproduced")
+
+
+def test_approx_respects_the_parity_floor(flat_e):
+    # ½E[(h − He₃(z))²] ≥ ½E[He₃(z)²] = 3 for every even h: R = L/3 ≥ 1 at every n and seed
+    ev = flat_e[0]["flat.approx"]
+    R = np.asarray(ev.details["R_unrepresentable"])
+    assert R.shape[0] >= 3 and np.all(R >= 1 - 1e-9)
+    st = ev.details["statement_tests"]
+    assert st["no_better_than_trivial"]["per_seed"] == pytest.approx(np.log(R[:, -1]), rel=1e-12)
+    assert st["no_decrease"]["kind"] == "at_least" and st["no_decrease"]["target"] == 0.0
+    assert np.median(np.asarray(ev.details["R_control"])[:, -1]) < 0.1
+
+
+def test_upsilon_star_is_a_beyond_claim_decided_by_every_bracket(flat_e):
+    from checks.flat import upsilon_star
+
+    ev = flat_e[0]["flat.upsilon_star"]
+    st = ev.details["statement_test"]
+    assert "beyond" in st["paper_statement"] and "suite's own" in st["paper_statement"]
+    assert (ev.verdict == "reproduced") == all(ev.details["valid"])
+    assert st["estimate"] == pytest.approx(min(ev.details["margins"]))
+    crossing = flat.Bracket(dictionary=8, refinements=0, upper=1.0, lower=1.1, kappa=2.0)
+    uncertified = flat.Bracket(dictionary=8, refinements=0, upper=1.0, lower=0.5, kappa=math.inf)
+    assert not upsilon_star._valid(crossing, 1 + 1e-12) and not upsilon_star._valid(uncertified, 1 + 1e-12)
+    assert upsilon_star._valid(flat.Bracket(8, 0, 1.0, 1.0, 2.0), 1 + 1e-12)
+
+
+def test_e_figures_follow_the_style(flat_e):
+    from checks import figures
+
+    saved = flat_e[1]
+    assert {"flat_bad.png", "flat_generalize.png", "flat_generalize_spearman.png", "flat_approx.png",
+            "flat_upsilon_star.png"} <= set(saved)
+    for name, fig in saved.items():
+        assert figures.fonts_ok(fig), name
+        texts = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text"))]
+        assert not any("Υ" in t for t in texts), f"{name}: U+03A5 draws as a Latin Y in DejaVu Sans"
+        for ax in fig.axes:
+            labels = [lab for lab in (ax.get_xlabel(), ax.get_ylabel()) if lab]
+            assert labels, name
+            assert all("(" in lab and lab.rstrip().endswith(")") for lab in labels), (name, labels)
+            for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+                if axis.get_scale() != "log" or not axis.get_label_text():
+                    continue
+                locs = [v for v in axis.get_majorticklocs() if min(lo, hi) <= v <= max(lo, hi)]
+                shown = [lab for lab in axis.get_major_formatter().format_ticks(locs) if lab]
+                assert len(shown) >= 2, (name, axis.get_label_text(), shown)
+
+
+def test_seed_streams_are_independent_and_shared_by_quick_and_full_runs():
+    from checks.flat.experiments import streams
+    from checks.registry import Context
+
+    ctx = Context()
+    quick, full = streams(ctx, "flat.test", 3, 2), streams(ctx, "flat.test", 6, 2)
+    draws = [[g.normal(size=4) for g in row] for row in full]
+    assert all(np.array_equal(q.normal(size=4), draws[s][k]) for s, row in enumerate(quick) for k, q in enumerate(row))
+    flat_draws = np.array([d for row in draws for d in row])
+    assert len({tuple(d) for d in flat_draws}) == len(flat_draws)
+
+
+def test_blas_one_thread_restores_the_thread_counts():
+    import ctypes
+
+    import scipy.linalg  # noqa: F401
+
+    from checks.flat.experiments import blas_one_thread
+
+    with open("/proc/self/maps") as fh:
+        libs = sorted({p for p in (ln.split()[-1] for ln in fh) if "openblas" in p.lower() and ".so" in p})
+    getters = []
+    for path in libs:
+        lib = ctypes.CDLL(path)
+        getters += [getattr(lib, s) for s in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                                              "openblas_get_num_threads64_", "openblas_get_num_threads")
+                    if hasattr(lib, s)][:1]
+    if not getters:
+        pytest.skip("no OpenBLAS loaded")
+    before = [g() for g in getters]
+    with blas_one_thread():
+        assert [g() for g in getters] == [1] * len(getters)
+    assert [g() for g in getters] == before

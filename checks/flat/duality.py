@@ -6,13 +6,17 @@ Derivation: ``proofs.flat.duality.derive_duality`` (invariant form, conjugate, F
 ``numerics.flat.invariant_form``, ``dual_objective``, ``certify_nu_p1``, ``flattest_outer_weights``.
 P: the optimal support / KKT system re-solved in mpmath; F: weak duality at random ν and the solver's
 certificate against every rescaled interpolator with the same directions, both with the dual recomputed in
-mpmath and an injectable per-neuron Υ (``neuron_fn``) for the planted-bug tests.
+mpmath and an injectable per-neuron Υ (``neuron_fn``), float dual (``dual_fn``) and solver (``solver_fn``) for
+the planted-bug tests. Why both directions: "dual ≤ primal" passes a certificate that degenerated to −∞ or was
+scaled down, so the certificate must also be finite, a lower bound of the exact dual at its ν, and within its
+stated gap (≤ 1e-8) of the primal value of the returned interpolating weights, all recomputed at 50 digits.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 
 import mpmath
 import numpy as np
@@ -121,7 +125,10 @@ def _mp_dual(nu, Th, X, y, act):
         return nuy if all(abs(s_[j]) <= om[j] for j in range(len(om))) else -mpmath.inf
     cc = mpmath.mpf(spec.c)
     p = 2 * cc / (cc + 1)
-    return nuy - mpmath.fsum(derived.conjugate_power(abs(s_[j]), om[j], p, flat.MP) for j in range(len(om)))
+    if any(om[j] == 0 and s_[j] != 0 for j in range(len(om))):
+        return -mpmath.inf  # a dead neuron (ω_j = 0) has conjugate +∞ off s_j = 0
+    return nuy - mpmath.fsum(derived.conjugate_power(abs(s_[j]), om[j], p, flat.MP)
+                             for j in range(len(om)) if om[j] != 0)
 
 
 def _interpolator(case: FlatCase):
@@ -131,10 +138,28 @@ def _interpolator(case: FlatCase):
     return flat.network(case.a, case.Theta, case.X, case.act)
 
 
-def weak_duality_property(neuron_fn=derived.upsilon_neuron) -> Property:
-    """Any ν: dual(ν) ≤ Υ(w) for the interpolator w (p = 1: ν first scaled into the feasible set)."""
+def _vacuous(D_float, D_mp, U, inv) -> bool:
+    """The certificate passes "dual ≤ primal" vacuously. p = 1: the certified ν must be exactly feasible, so the
+    float and the 50-digit dual are both finite. p > 1 (every ν feasible): a float −∞ (or NaN) where the exact dual
+    is finite and within ``flat_dual_useful``·(1 + |Υ|) of Υ, unless float64 cannot represent the problem: a
+    weight ω_j that underflowed (below the smallest normal number) next to a live feature column, or a far more
+    negative exact value (an honest, useless bound whose conjugate overflows in its intermediate powers)."""
+    if inv.p == 1:
+        return not (math.isfinite(D_float) and mpmath.isfinite(D_mp))
+    live = np.any(inv.Phibar != 0, axis=0)
+    if np.any(live & (inv.omega < np.finfo(float).tiny)):
+        return False
+    return (not math.isfinite(D_float) and mpmath.isfinite(D_mp)
+            and D_mp > U - TOL["flat_dual_useful"] * (1 + abs(U)))
+
+
+def weak_duality_property(neuron_fn=derived.upsilon_neuron, dual_fn=None) -> Property:
+    """Any ν: dual(ν) ≤ Υ(w) for the interpolator w (p = 1: ν first scaled into the feasible set), and the float
+    dual value is a genuine number wherever the exact dual is: a certificate of −∞ passes "dual ≤ primal"
+    vacuously. ``dual_fn`` (default :func:`numerics.flat.dual_objective`) is the float certificate under test."""
     ups = functools.partial(flat.upsilon, neuron=neuron_fn)
     ups_mp = functools.partial(flat.upsilon_mp, neuron=neuron_fn)
+    dual = flat.dual_objective if dual_fn is None else dual_fn
 
     def nu_of(case, inv):
         return flat.certify_nu_p1(case.nu, inv.Phibar, inv.omega) if inv.p == 1 else case.nu
@@ -142,16 +167,22 @@ def weak_duality_property(neuron_fn=derived.upsilon_neuron) -> Property:
     def screen(case):
         y = _interpolator(case)
         inv = flat.invariant_form(case.Theta, case.X, case.act)
-        D = flat.dual_objective(nu_of(case, inv), inv.Phibar, y, inv.omega, inv.p)
+        D = dual(nu_of(case, inv), inv.Phibar, y, inv.omega, inv.p)
+        if not math.isfinite(D):
+            return 1.0  # a candidate: the confirmation decides whether the certificate is vacuous
         U = ups(case.a, case.Theta, case.X, case.act)
         return (D - U) / (1 + abs(U)) - TOL["flat_screen_rel"]
 
     def confirm(case):
         y = _interpolator(case)
         inv = flat.invariant_form(case.Theta, case.X, case.act)
+        nu = nu_of(case, inv)
+        D64 = dual(nu, inv.Phibar, y, inv.omega, inv.p)
         with mpmath.workdps(TOL["confirm_dps"]):
-            D = _mp_dual(nu_of(case, inv), case.Theta, case.X, y, case.act)
+            D = _mp_dual(nu, case.Theta, case.X, y, case.act)
             U = ups_mp(case.a, case.Theta, case.X, case.act, dps=TOL["confirm_dps"])
+            if _vacuous(D64, D, U, inv):
+                return 1.0
             return float((D - U) / (1 + abs(U)) - mpmath.mpf(TOL["flat_confirm_slack"]))
 
     # 400: a random ν exposes a wrong exponent only sometimes; over seeds 1–6 the first hit came after 29 to 342
@@ -160,35 +191,86 @@ def weak_duality_property(neuron_fn=derived.upsilon_neuron) -> Property:
                     FlatCase.from_json, budget=400)
 
 
-def certificate_property(neuron_fn=derived.upsilon_neuron) -> Property:
-    """The solver's certified dual value ≤ Υ(w′) for every interpolator w′ with those directions, rescaled."""
+def _mp_primal_and_residual(res, Th, X, y, act):
+    """Σ ω_j |b_j|^p of the solver's invariant weights b, and max_i |(Φ̄b)_i − y_i| / (1 + max_i Σ_j |Φ̄_ij b_j|),
+    both from the definitions in mpmath (ω, Φ̄ recomputed from Θ and X)."""
+    om, Phi, _ = _mp_invariant(Th, X, act)
+    b = [mpmath.mpf(float(v)) for v in res.b]
+    p = 2 * mpmath.mpf(flat.get_activation(act).c) / (mpmath.mpf(flat.get_activation(act).c) + 1)
+    primal = mpmath.fsum(om[j] * abs(b[j]) ** p for j in range(len(b)) if b[j] != 0)
+    rows = [[Phi[i, j] * b[j] for j in range(len(b))] for i in range(Phi.rows)]
+    scale = 1 + max(mpmath.fsum(abs(t) for t in row) for row in rows)
+    resid = max(abs(mpmath.fsum(row) - mpmath.mpf(float(y[i]))) for i, row in enumerate(rows))
+    return primal, resid / scale
+
+
+def certificate_property(neuron_fn=derived.upsilon_neuron, solver_fn=None) -> Property:
+    """The solver's certificate, two-sided. Weak: its certified dual value ≤ Υ(w′) for every interpolator w′ with
+    those directions, rescaled. Not vacuous, and as tight as it says: the dual value is finite, at most the exact
+    dual function at its ν (a float *lower* bound), the stated relative gap is ≤ 1e-8 (the claim's strong
+    duality), and at 50 digits the solver's weights interpolate and Σ ω_j|b_j|^p − dual(ν) is within the stated
+    gap; the stated value is Υ of the returned weights. ``solver_fn`` (default
+    :func:`numerics.flat.flattest_outer_weights`) is the solver under test."""
     ups = functools.partial(flat.upsilon, neuron=neuron_fn)
     ups_mp = functools.partial(flat.upsilon_mp, neuron=neuron_fn)
+    solver = flat.flattest_outer_weights if solver_fn is None else solver_fn
 
     @functools.lru_cache(maxsize=64)
     def solve(key):
         case = FlatCase.from_json(json.loads(key))
         try:
-            return flat.flattest_outer_weights(case.Theta, case.X, _interpolator(case), case.act)
+            res = solver(case.Theta, case.X, _interpolator(case), case.act)
         except ValueError as exc:
             raise NotApplicable from exc
+        with np.errstate(divide="ignore", over="ignore"):
+            log_ap = res.p * np.log10(np.max(np.abs(res.a), initial=0.0))
+        if not math.isfinite(res.value) and log_ap > 300:
+            # float64 range: a_j = b_j/‖θ_j‖^c of a tiny direction has |a_j|^p > 1e300, and Υ's float product
+            # K A^{1/(c+1)} B^{c/(c+1)} |a|^p multiplies an underflowed A_j by it (Σ ω|b|^p itself is finite)
+            raise NotApplicable("Υ of the returned weights overflows float64")
+        return res
 
     key_of = lambda case: json.dumps(case.to_json(), sort_keys=True)
 
     def screen(case):
         res = solve(key_of(case))
+        if not math.isfinite(res.dual_value) or not math.isfinite(res.value):
+            return 1.0
         a2, Th2 = flat.rescale(case.a, case.Theta, case.lam, case.act)
         U = ups(a2, Th2, case.X, case.act)
-        return (res.dual_value - U) / (1 + abs(U)) - TOL["flat_screen_rel"]
+        with np.errstate(over="ignore", invalid="ignore"):  # |a_j|^p of a tiny direction may overflow: NaN is a hit
+            P = ups(res.a, case.Theta, case.X, case.act)
+        if not math.isfinite(P):
+            return 1.0
+        return max((res.dual_value - U) / (1 + abs(U)) - TOL["flat_screen_rel"],
+                   res.rel_gap - TOL["duality_gap_rel"],
+                   (P - res.dual_value) / (1 + abs(P)) - max(res.gap, 0.0) / (1 + abs(P)) - TOL["flat_screen_rel"],
+                   abs(res.value - P) / (1 + abs(P)) - TOL["flat_screen_rel"])
 
     def confirm(case):
         res = solve(key_of(case))
         a2, Th2 = flat.rescale(case.a, case.Theta, case.lam, case.act)
         y = _interpolator(case)
+        if not math.isfinite(res.value) or math.isnan(res.dual_value):
+            return 1.0
         with mpmath.workdps(TOL["confirm_dps"]):
             D = _mp_dual(res.nu, case.Theta, case.X, y, case.act)
+            if not mpmath.isfinite(D) or not math.isfinite(res.dual_value):
+                return 1.0  # an infeasible ν, or a certificate of −∞: the bound is vacuous
             U = ups_mp(a2, Th2, case.X, case.act, dps=TOL["confirm_dps"])
-            return float((D - U) / (1 + abs(U)) - mpmath.mpf(TOL["flat_confirm_slack"]))
+            P, resid = _mp_primal_and_residual(res, case.Theta, case.X, y, case.act)
+            Pw = ups_mp(res.a, case.Theta, case.X, case.act, dps=TOL["confirm_dps"])
+            slack = mpmath.mpf(TOL["flat_confirm_slack"])
+            cert = mpmath.mpf(TOL["flat_certificate_rel"])
+            margins = [
+                (D - U) / (1 + abs(U)) - slack,  # weak duality against every rescaled interpolator
+                (res.dual_value - D) / (1 + abs(D)) - cert,  # the float value is a lower bound of the exact one
+                mpmath.mpf(res.rel_gap) - mpmath.mpf(TOL["duality_gap_rel"]),  # the stated gap is the claim's
+                (P - D - max(res.gap, 0.0)) / (1 + abs(P)) - cert,  # the exact gap is within the stated one
+                resid - cert,  # the returned weights interpolate
+                abs(mpmath.mpf(res.value) - Pw) / (1 + abs(Pw)) - cert,  # the stated value is Υ of those weights
+            ]
+            return float(max(margins))
 
     return Property("flat.duality/certificate", flat_nets(max_n=4, max_m=7, square=True), screen, confirm,
                     FlatCase.to_json, FlatCase.from_json, budget=60)

@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import numpy as np
+from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 from scipy.stats import spearmanr
 
+from checks import figures
 from checks.registry import Context
 from checks.stats import bootstrap_ci
+
+# Figures write Υ as U+03D2 (ϒ, the upsilon symbol): DejaVu Sans draws the capital letter U+03A5 exactly like a
+# Latin Y, so a reader would see "Y". Summaries and details keep Υ.
+UPS = "ϒ"
 
 
 def directions(U: np.ndarray, m: int, rho: float, rng: np.random.Generator, *, exact: bool = False) -> np.ndarray:
@@ -61,16 +67,29 @@ def streams(ctx: Context, salt: str, seeds: int, cases: int = 1) -> list[list[np
     return [[np.random.default_rng(c) for c in ss.spawn(cases)] for ss in root.spawn(seeds)]
 
 
-def interval_of_mean(values) -> tuple[float, float, float]:
-    """(mean, lo, hi) over seeds with the suite's bootstrap (checks.stats), for the figures' error bars."""
-    return bootstrap_ci(values)
-
-
 def geometric_interval(per_seed_ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Columnwise geometric mean of positive ratios (seeds × grid) and its bootstrap interval over seeds."""
     logs = np.log(np.asarray(per_seed_ratios, float))
     est = np.array([bootstrap_ci(col) for col in logs.T])
     return np.exp(est[:, 0]), np.exp(est[:, 1]), np.exp(est[:, 2])
+
+
+def log_axis(ax, which: str = "both") -> None:
+    """:func:`checks.figures.log_axis`, with every major tick labelled: matplotlib's log formatter otherwise
+    drops some of them on short axes (between 0.4 and 1 decade it labels 2 but not 5)."""
+    figures.log_axis(ax, which)
+    for name in ("x", "y") if which == "both" else (which,):
+        (ax.xaxis if name == "x" else ax.yaxis).get_major_formatter().minor_thresholds = (np.inf, np.inf)
+
+
+def grid_axis(ax, grid, which: str = "x") -> None:
+    """A log axis over a grid of sizes (n, dictionary sizes): :func:`log_axis`, then a labelled tick at every
+    grid value (plain integers), so that each measured point can be read off."""
+    log_axis(ax, which)
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_major_locator(FixedLocator([float(g) for g in grid]))
+    axis.set_major_formatter(FixedFormatter([f"{g:g}" for g in grid]))
+    axis.set_minor_locator(NullLocator())
 
 
 @contextlib.contextmanager
@@ -116,6 +135,3 @@ def fmt_ci(t) -> str:
     """'+0.52 [+0.41, +0.60]' for a decided StatementTest."""
     return f"{t.estimate:+.2f} [{t.ci[0]:+.2f}, {t.ci[1]:+.2f}]"
 
-
-def seeds_of(values: Sequence) -> int:
-    return int(np.sum(np.isfinite(np.asarray(values, float))))

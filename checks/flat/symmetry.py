@@ -56,8 +56,30 @@ def level_A(ctx: Context) -> Outcome:
                    f"{TOL['autograd_rel']:.0e})")
 
 
+def _derivative_gap(case, mp: bool) -> float:
+    """max |σ′(t) − dσ/dt| / (1 + |dσ/dt|) over the case's pre-activations t away from the kink at 0, with σ′ the
+    float64 ``Activation.d1`` under test and dσ/dt a central difference of σ itself (float64 screen) or
+    ``mpmath.diff`` of the 50-digit σ (confirmation). Homogeneity alone passes a σ′ with the wrong sign."""
+    spec = flat.get_activation(case.act)
+    t = (case.X @ case.Theta.T).ravel()
+    t = t[np.abs(t) > 1e-3 * (1 + np.max(np.abs(t), initial=0.0))]
+    if not t.size:
+        return -1.0
+    d1 = spec.d1(t)
+    if not mp:
+        h = 1e-6 * np.abs(t)
+        ref = (spec(t + h) - spec(t - h)) / (2 * h)
+        return float(np.max(np.abs(d1 - ref) / (1 + np.abs(ref))))
+    worst = mpmath.mpf(0)
+    for ti, di in zip(t, d1, strict=True):
+        ref = mpmath.diff(lambda z: spec.mp(z), mpmath.mpf(float(ti)))
+        worst = max(worst, abs(mpmath.mpf(float(di)) - ref) / (1 + abs(ref)))
+    return worst
+
+
 def symmetry_property() -> Property:
-    """h(rescaled w) = h(w) and σ′(λt) = λ^{c−1}σ′(t) at the case's λ_j and pre-activations (relative)."""
+    """h(rescaled w) = h(w) and σ′(λt) = λ^{c−1}σ′(t) at the case's λ_j and pre-activations (relative), and σ′ is
+    the derivative of σ there (a σ′ of the wrong sign is still homogeneous)."""
 
     def parts(case, mp: bool):
         spec = flat.get_activation(case.act)
@@ -86,11 +108,13 @@ def symmetry_property() -> Property:
         return worst_h / scale, worst_d
 
     def screen(case):
-        return max(parts(case, False)) - TOL["flat_screen_rel"]
+        return max(max(parts(case, False)) - TOL["flat_screen_rel"],
+                   _derivative_gap(case, False) - TOL["flat_derivative_screen"])
 
     def confirm(case):
         with mpmath.workdps(TOL["confirm_dps"]):
-            return float(max(parts(case, True)) - mpmath.mpf(TOL["flat_confirm_slack"]))
+            return float(max(max(parts(case, True)) - mpmath.mpf(TOL["flat_confirm_slack"]),
+                             _derivative_gap(case, True) - TOL["flat_derivative_confirm"]))
 
     return Property("flat.symmetry/invariance", flat_nets(), screen, confirm, FlatCase.to_json,
                     FlatCase.from_json, budget=100)

@@ -8,7 +8,9 @@ at rational points of the sphere.
 
 * F — rigidity on adversarial nets on S² (exact) and S³ (exact for disjoint caps, else the certified upper
   end), degenerate arrangements, and two-sided checks of the constant: :func:`single_pole_property`
-  (d = 3 exactly, d = 8 inside the bracket), :func:`probe_s2_property`, float-vs-rational;
+  (d = 3 exactly, d = 8 inside the bracket), :func:`probe_s2_property`, float-vs-rational; the rigidity bound at
+  its equality case and the width-2n constant exactly (:mod:`checks.rob.exact_values`: a single unit, ratio 1 at
+  t = 0 and v = −αu/2; width-2n nets on S² and S⁴ with disjoint caps, Lip = √((2−s)/s), ratio 1/2);
 * P — disjoint caps: the closed form against the S² arrangement, exactly; general nets: a dense sample stays
   below the exact constant, and the rigidity margins at 50 digits; the wall time of exact constants.
 """
@@ -28,6 +30,7 @@ from checks.evidence import Outcome, digits_agreed
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
 from checks.rob import cases, oracles, strategies
+from checks.rob.exact_values import single_unit_property, width2n_property
 from checks.rob.properties import (
     checked_lipschitz,
     crash_is_a_hit,
@@ -158,7 +161,11 @@ PROPERTIES = (rigidity_property("rob.rigidity_sphere/d3", 3, sphere=True, budget
               # d = 4: exact when the caps are disjoint, else against the certified upper end (still sound)
               rigidity_property("rob.rigidity_sphere/d4", 4, sphere=True, budget=60),
               degenerate_rigidity_property(3, sphere=True), single_pole_property(3),
-              single_pole_property(8, budget=30), probe_s2_property(), float_vs_rational_property(3, True))
+              single_pole_property(8, budget=30), probe_s2_property(), float_vs_rational_property(3, True),
+              # equality cases and exact values (checks.rob.exact_values): a single unit, ratio exactly 1 at t = 0,
+              # v = −αu/2; the width-2n interpolant with disjoint caps, Lip = √((2−s)/s) and ratio exactly 1/2
+              single_unit_property(3, sphere=True), single_unit_property(4, sphere=True), width2n_property(3),
+              width2n_property(5))
 
 
 # ------------------------------------------------------------------------------------------ levels

@@ -8,7 +8,9 @@ and :func:`numerics._derived.rob.cap_threshold`. Evaluator: :func:`numerics.rob.
 
 * S — the derivation's claims, and an exact 6-point instance on S² that interpolates with error 0;
 * P — rotated cross-polytopes (n = 2d, d = 3, 4): exact interpolation and Lip = √7 exactly, the closed form
-  to 50 digits; overlapping caps; the dimension uniform data need for the cap condition.
+  to 50 digits; the generated cap threshold and Lip against their definitions (cos 2 arccos(1 − s), the
+  tangential norm on the cap boundary) at three s; overlapping caps; the dimension uniform data need for the cap
+  condition (a metric).
 """
 
 from __future__ import annotations
@@ -79,6 +81,12 @@ def level_P(ctx: Context) -> Outcome:
         Lo = rob.lipschitz(net, rob.Sphere(3))
         rows.append({"d": 3, "n": 3, "caps": "overlapping (x1·x2 = 3/5)", "lip": float(Lo.upper),
                      "vs_sqrt7": float(Lo.upper) / math.sqrt(7), "method": Lo.method})
+        # the generated cap threshold against its definition: caps of angular radius θ = arccos(1 − s) around
+        # x_i, x_j are disjoint iff the angle between the centres is ≥ 2θ, i.e. x_i·x_j ≤ cos 2θ
+        for sv in (mpmath.mpf(1) / 4, mpmath.mpf(1) / 10, mpmath.mpf(29) / 100):
+            digits.append(digits_agreed(derived.cap_threshold(sv), mpmath.cos(2 * mpmath.acos(1 - sv))))
+            # and the generated Lip against the tangential norm (1/s)√(1 − (1 − s)²) on the cap boundary
+            digits.append(digits_agreed(derived.width2n_lipschitz(sv), mpmath.sqrt(1 - (1 - sv) ** 2) / sv))
     need = d_needed(ctx)
     low = min(digits)
     ok = low >= TOL["precision_min_digits"] and all(r.get("exact_sqrt7", True) for r in rows) and all(

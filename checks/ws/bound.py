@@ -63,7 +63,8 @@ def bound_property(moments_fn=ce_hessian_moments) -> Property:
 
 
 def moments_property(moments_fn=ce_hessian_moments) -> Property:
-    """λ_sup's inputs: the closed-form (tr H, tr H²) equal the dense Hessian's, in every corner."""
+    """λ_sup's inputs: the closed-form (tr H, tr H²) equal the dense Hessian's, in every corner, and the reported
+    D is the dense Hessian's dimension (μ = tr H/D and σ use it)."""
 
     def rel(a, b, scale):
         return abs(a - b) / scale
@@ -74,6 +75,8 @@ def moments_property(moments_fn=ce_hessian_moments) -> Property:
             m = moments_fn(*case.args, case.activation, bias=case.bias)
         except ValueError as exc:
             raise NotApplicable(str(exc)) from exc
+        if m.dim != H.shape[0]:  # D enters μ = tr H/D and σ: it must be the number of parameters
+            return 1.0
         fro2 = float(np.sum(H * H))
         s1 = float(np.sum(np.abs(np.diag(H)))) + 1e-300
         return max(rel(m.trace, np.trace(H), s1), rel(m.trace_sq, fro2, fro2 + 1e-300)) - TOL["ws_moments_screen"]
@@ -83,6 +86,8 @@ def moments_property(moments_fn=ce_hessian_moments) -> Property:
         H = ce_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
         tr, tr2 = mp_trace_moments(H, dps + 10)
         m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
+        if m.dim != H.rows:
+            return 1.0
         with mpmath.workdps(dps + 10):
             s1 = mpmath.fsum(abs(H[i, i]) for i in range(H.rows)) + mpmath.mpf(10) ** -300
             return float(max(rel(m.trace, tr, s1), rel(m.trace_sq, tr2, tr2 + mpmath.mpf(10) ** -300))

@@ -114,3 +114,24 @@ def spectra(draw, max_D: int = 9, equality: str | None = None) -> SpectrumCase:
     else:
         S = np.eye(D) + raw / (4 * D)  # strictly diagonally dominant: invertible, well conditioned
     return SpectrumCase(np.sort(lams)[::-1], S)
+
+
+@st.composite
+def kfold_spectra(draw, max_D: int = 9) -> SpectrumCase:
+    """The two-level spectrum (a, …, a, b, …, b) with k copies of a > b, 1 ≤ k ≤ D − 1, the equality
+    case of both k-th Wolkowicz–Styan bounds next to the step: λ_k = m + s√((D−k)/k) and
+    λ_{k+1} = m − s√(k/(D−k)). k = 1 is the λ_max-upper / λ_min-upper case, k = D − 1 the λ_max-lower one (k is the
+    multiplicity of the largest eigenvalue)."""
+    D = draw(st.integers(2, max_D))
+    k = draw(st.integers(1, D - 1))
+    a, b = draw(_unit), draw(_unit)
+    if a == b:
+        b = a - 1.0
+    hi, lo = max(a, b), min(a, b)
+    lams = np.array([hi] * k + [lo] * (D - k))
+    raw = draw(arrays(np.float64, (D, D), elements=_unit))
+    if draw(st.booleans()):
+        S, _ = np.linalg.qr(raw + 3 * np.eye(D))
+    else:
+        S = np.eye(D) + raw / (4 * D)
+    return SpectrumCase(lams, S)

@@ -3,9 +3,11 @@
 
 Derivation: :func:`proofs.ws.derive_ws_theorem` (symbolic D and k; expansions for D ≤ 6). Evaluator:
 :func:`numerics.ws.ws_bounds`. P: random symmetric matrices at 50 digits, eigenvalues by mpmath's
-``eigsy``. F: two properties with an injectable ``bounds_fn`` (the planted-bug tests hand them a
+``eigsy``. F: three properties with an injectable ``bounds_fn`` (the planted-bug tests hand them a
 broken copy). Why both directions: a bound that is too *loose* is also a bug (√D for √(D−1)), so the
-theorem is falsified through its equality cases too, not only its inequalities.
+theorem is falsified through its equality cases too, not only its inequalities: the four bounds at the
+(D−1)-fold spectra (``theorem_equality_property``) and the k-th form at the k-fold two-level spectra, with
+``kth(1)``/``kth(D)`` against the λ_max/λ_min fields (``theorem_kth_equality_property``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from checks.evidence import Outcome, digits_agreed
 from checks.falsify import Property, run_properties
 from checks.registry import Context
 from checks.tol import TOL
-from checks.ws.strategies import SpectrumCase, spectra
+from checks.ws.strategies import SpectrumCase, kfold_spectra, spectra
 from numerics.ws import ws_bounds
 from proofs import ws as proof
 
@@ -147,9 +149,48 @@ def theorem_equality_property(bounds_fn=ws_bounds) -> Property:
                     SpectrumCase.from_json, budget=100)
 
 
+def _kth_equality_gaps(lams, B, absf):
+    """(k-th form gaps, field gaps) on a two-level spectrum with k copies of the top: |kth(k).upper − λ_k|,
+    |kth(k+1).lower − λ_{k+1}| (both equalities), and the identities kth(1) = (m, λ_max upper),
+    kth(D) = (λ_min lower, m); plus the four fields where this spectrum attains them (k = 1: λ_max upper and
+    λ_min upper; k = D − 1: λ_max lower and λ_min lower). A bound made looser *or* tighter moves a gap off 0."""
+    D = len(lams)
+    k = sum(1 for x in lams if x == lams[0])
+    kth = [absf(B.kth(k)[1] - lams[0]), absf(B.kth(k + 1)[0] - lams[-1])]
+    fields = [absf(B.kth(1)[1] - B.lmax_upper), absf(B.kth(D)[0] - B.lmin_lower),
+              absf(B.kth(1)[0] - B.mean), absf(B.kth(D)[1] - B.mean)]
+    if k == 1:
+        fields += [absf(B.lmax_upper - lams[0]), absf(B.lmin_upper - lams[-1])]
+    if k == D - 1:
+        fields += [absf(B.lmax_lower - lams[0]), absf(B.lmin_lower - lams[-1])]
+    scale = 1 + max(absf(x) for x in lams)
+    return max(kth) / scale, max(fields) / scale
+
+
+def theorem_kth_equality_property(bounds_fn=ws_bounds) -> Property:
+    """The k-th form at its equality cases, both ways: on (a, …, a, b, …, b) with k copies of a > b,
+    λ_k = m + s√((D−k)/k) and λ_{k+1} = m − s√(k/(D−k)) exactly (every k = 1..D−1), and ``kth(1)``/``kth(D)``
+    agree with the λ_max/λ_min fields. An inequality check alone passes a k-th bound made looser."""
+
+    def screen(case):
+        tr, tr2, D = _moments_of(_float_matrix(case), False)
+        slack = TOL["ws_equality_cond_slack"] * np.linalg.cond(case.S)
+        return max(_kth_equality_gaps(case.lams, bounds_fn(tr, tr2, D), abs)) - slack
+
+    def confirm(case):
+        with mpmath.workdps(TOL["confirm_dps"]):
+            tr, tr2, D = _moments_of(_mp_matrix(case), True)
+            lams = [mpmath.mpf(x) for x in case.lams]
+            g_kth, g_fields = _kth_equality_gaps(lams, bounds_fn(tr, tr2, D), abs)
+            return float(max(g_kth - TOL["ws_kth_confirm_slack"], g_fields - TOL["ws_confirm_slack"]))
+
+    return Property("ws.theorem/kth_equality", kfold_spectra(), screen, confirm, SpectrumCase.to_json,
+                    SpectrumCase.from_json, budget=100)
+
+
 # The real properties, built at import so that they are the ones registered under their names
 # (``python -m checks replay`` finds them; a planted-bug copy built later does not replace them).
-PROPERTIES = (theorem_bounds_property(), theorem_equality_property())
+PROPERTIES = (theorem_bounds_property(), theorem_equality_property(), theorem_kth_equality_property())
 
 
 def level_F(ctx: Context) -> Outcome:

@@ -86,7 +86,8 @@ class _Net:
     def __init__(self, W, b, a, v, sphere, R, exact=None):
         self.W, self.b, self.a, self.v = W, b, a, v
         self.m, self.d = W.shape
-        self.sphere, self.R = sphere, (1.0 if sphere else float(R))
+        self.Rq = Fraction(1) if sphere else Fraction(R)
+        self.sphere, self.R = sphere, float(self.Rq)
         Wx, bx, ax, vx = exact if exact is not None else (W.tolist(), b.tolist(), a.tolist(), v.tolist())
         self.Wq = fmpq_mat(self.m, self.d, [_q(t) for row in Wx for t in row])
         self.bq = [_q(t) for t in bx]
@@ -110,7 +111,7 @@ class _Net:
         if self.sphere:
             if n2 != 1:
                 return None
-        elif not n2 < fmpq(*Fraction(self.R).as_integer_ratio()) ** 2:
+        elif not n2 < fmpq(self.Rq.numerator, self.Rq.denominator) ** 2:
             return None
         Z = self.Wq * fmpq_mat(d, 1, xq)
         pat = []
@@ -216,18 +217,69 @@ class _Net:
         return -T_up - N_up - 4 * U * (abs(T_up) + N_up) - TINY   # minus the rounding of -T_up - N_up
 
     def farkas(self, idx, sg, y):
-        """Proves {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0, j ∈ idx} = ∅ from y ≥ 0 (interval arithmetic)."""
-        if not self.hyper_exact:
-            return False
+        """Proves that no open cell with the signs sg on idx meets the open ball, from y ≥ 0: in interval
+        arithmetic {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0} = ∅, else exactly (:meth:`farkas_exact`)."""
         if y is None or not np.any(y > 0):
             return False
+        if not self.hyper_exact:
+            return self.farkas_exact(idx, sg, y)
         ys = y * sg
         zm, zr = _mm(ys[None], np.zeros((1, len(y))), self.W[idx])
         Tm, Tr = _mm(ys[None], np.zeros((1, len(y))), self.b[idx])
         T_up = float(Tm[0]) + float(Tr[0])
         T_up = T_up + 4 * U * abs(T_up) + TINY              # upper bound of T despite the rounding of +
         N_up = _up(self.R * _norm_up(zm[0], zr[0]))
-        return T_up + N_up + 4 * U * (abs(T_up) + N_up) + TINY < 0
+        return T_up + N_up + 4 * U * (abs(T_up) + N_up) + TINY < 0 or self.farkas_exact(idx, sg, y)
+
+    def farkas_exact(self, idx, sg, y):
+        """Degenerate certificates, checked in exact rationals: y' ≥ 0, y' ≠ 0 with T = Σ y'_j s_j b_j ≤ 0
+        and T² ≥ R²‖Σ y'_j s_j W_j‖² prove that {‖x‖ < R, s_j(W_j x + b_j) > 0 ∀j} is empty (else
+        Σ y'_j s_j(W_j x + b_j) > 0 but it is < R‖Σ y' s W‖ + T ≤ 0, or = T ≤ 0 when Σ y' s W = 0). This
+        decides repeated and opposite hyperplanes and kinks tangent to the ball, where the closed system is
+        feasible. y' is the solver's y snapped to a grid, or its projection onto the kernel of [s_j W_j]."""
+        y = np.maximum(np.asarray(y, float), 0.0)
+        mx = float(np.max(y)) if y.size else 0.0
+        if not mx > 0 or not math.isfinite(mx):
+            return False
+        S = np.flatnonzero(y > 1e-7 * mx)
+        if S.size > 2 * self.d + 2:
+            return False
+        rows = [int(idx[j]) for j in S]
+        sq = [int(sg[j]) for j in S]
+        cands = [[fmpq(int(round(y[j] / mx * 2 ** 30)), 2 ** 30) for j in S]]
+        n, d = len(S), self.d
+        M = fmpq_mat(d, n, [sq[c] * self.Wq[rows[c], r] for r in range(d) for c in range(n)])
+        Rr, rank = M.rref()
+        piv, r = [], 0
+        for c in range(n):
+            if r < rank and Rr[r, c] != 0:
+                piv.append(c)
+                r += 1
+        free = [c for c in range(n) if c not in piv]
+        if free:
+            N = fmpq_mat(n, len(free), [0] * (n * len(free)))
+            for k, f in enumerate(free):
+                N[f, k] = 1
+                for i, p in enumerate(piv):
+                    N[p, k] = -Rr[i, f]
+            yq = fmpq_mat(n, 1, cands[0])
+            Nt = N.transpose()
+            try:
+                yp = N * (Nt * N).solve(Nt * yq)
+                cands.append([yp[i, 0] for i in range(n)])
+            except ZeroDivisionError:
+                pass
+        R2 = fmpq(self.Rq.numerator, self.Rq.denominator) ** 2
+        for yc in cands:
+            if any(t < 0 for t in yc) or all(t == 0 for t in yc):
+                continue
+            T = sum((yc[c] * sq[c] * self.bq[rows[c]] for c in range(n)), fmpq(0))
+            if T > 0:
+                continue
+            Nv = [sum((yc[c] * sq[c] * self.Wq[rows[c], l] for c in range(n)), fmpq(0)) for l in range(d)]
+            if T * T >= R2 * sum((t * t for t in Nv), fmpq(0)):
+                return True
+        return False
 
 
     def node_bound(self, cm, cr, Ui, V, iters=15):
@@ -275,8 +327,14 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if sphere:
             x = x * (1 - 1e-6) / max(np.linalg.norm(x), 1e-300)
         res = srch.climb(x, t_end=time.perf_counter() + budget)
-        if res is not None and res[3] > best["low"]:
+        if res is not None and res[3] > best["low"] and time.perf_counter() < deadline:
             srch.settle(res[0], res[1], res[2])
+
+    # the root bound first: it is the upper end whatever happens to the time budget
+    order = np.argsort(-net.nAup, kind="stable")
+    V0 = rng.standard_normal((m + 1, min(m + 1, 8)))
+    V0 /= np.linalg.norm(V0, axis=1, keepdims=True)
+    root = net.node_bound(v.copy(), net.v_rad.copy(), order, V0, iters=60 if m > 256 else 200)
 
     # ---------- seeding: line / great-circle search from data and random points, then cell-flip ascent
     starts = []
@@ -288,15 +346,17 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     if not sphere:
         starts += list(rnd[: len(rnd) // 2] * 0.999 * Rr)
     seeded = []
-    t_starts = t0 + 0.08 * float(time_limit)
-    for x0 in starts:
-        if time.perf_counter() > min(deadline, t_starts):
+    t_s = time.perf_counter()
+    span = max(deadline - t_s, 0.0)
+    t_starts, t_climb = t_s + 0.08 * span, t_s + 0.2 * span
+    for i, x0 in enumerate(starts):
+        now = time.perf_counter()
+        if now > deadline or i > 0 and now > t_starts:
             break
         x0 = x0 / np.linalg.norm(x0) if sphere else x0
         x0 = x0 if sphere or x0 @ x0 < Rr * Rr else 0.5 * Rr * x0 / np.linalg.norm(x0)
-        seeded.append(srch.local_search(x0))
+        seeded.append(srch.local_search(x0, t_end=max(t_starts, now + 0.02 * span)))
     seeded.sort(key=lambda t: -t[1])
-    t_climb = t0 + 0.2 * float(time_limit)
     for x0, _ in seeded[:8]:
         now = time.perf_counter()
         if now > min(deadline, t_climb):
@@ -304,15 +364,14 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         climb_from(x0, t_climb - now)
 
     # ---------- branch and bound ----------
-    order = np.argsort(-net.nAup, kind="stable")
     KE = 16 if m <= 16 else min(14, max(8, int(math.log2(2e6 / max(d, 1)))))
     closed = [0.0]
     heap = []
     cnt = [0]
 
-    def push(depth, signs, cm, cr, pt, V, iters=15, parent=math.inf):
+    def push(depth, signs, cm, cr, pt, V, parent=math.inf, root=None):
         Ui = order[depth:]
-        bd, V = net.node_bound(cm, cr, Ui, V, iters)
+        bd, V = net.node_bound(cm, cr, Ui, V) if root is None else root
         bd = min(bd, parent)                        # the child's gradients are among the parent's
         if bd <= best["low"]:
             return
@@ -347,10 +406,11 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             if res is None:
                 return V
             t, x, y = res
-            if t <= 0:
+            if t <= 1e-9:
                 if net.farkas(idx, sg, y):
                     continue
-                return V
+                if t <= 0:
+                    return V
             if not sphere:
                 srch.offer_in(x, t)
                 heapq.heappush(h, (nV, i, True))
@@ -367,9 +427,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             heapq.heappush(h, (-V2, i, True))
         return 0.0
 
-    V0 = rng.standard_normal((m + 1, min(m + 1, 8)))
-    V0 /= np.linalg.norm(V0, axis=1, keepdims=True)
-    push(0, np.zeros(0), v.copy(), net.v_rad.copy(), None, V0, iters=200)
+    push(0, np.zeros(0), v.copy(), net.v_rad.copy(), None, V0, root=root)
     status = "exhausted"
     t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase
     while heap:
@@ -410,12 +468,12 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 res = net.socp(idx, sg)
                 if res is not None:
                     t, x, y = res
+                    if t <= 1e-9 and net.farkas(idx, sg, y):
+                        continue
                     if t > 1e-10:
                         ch_pt = x
                         if not sphere and net.fvalue(x[None])[0][0] > best["low"]:
                             srch.offer_in(x, t)
-                    elif t < 0 and net.farkas(idx, sg, y):
-                        continue
             if s:
                 ccm, ccr = _add(cm, cr, net.Am[j], net.Ar[j])
             else:

@@ -40,8 +40,10 @@ def _mm(Am, Ar, Bm, Br=None):
     Cm = Am @ Bm
     aA, aB = np.abs(Am), np.abs(Bm)
     Cr = Ar @ aB + _gam(n) * (aA @ aB)
-    if Br is not None:
-        Cr = Cr + aA @ Br + Ar @ Br
+    if Br is not None:                  # Σ_k Ar_ik Br_kj ≤ (Σ_k Ar_ik)·max_k Br_kj: no subnormal matmul
+        rr = np.multiply.outer(np.sum(Ar, axis=-1), np.max(Br, axis=0)) if Ar.ndim == 2 and Br.ndim == 2 \
+            else Ar @ Br
+        Cr = Cr + aA @ Br + _up(rr, n)
     return Cm, _up(Cr, 2 * n + 8)
 
 
