@@ -98,12 +98,18 @@ def level_E(ctx: Context) -> Outcome:
                        "not below as the paper reports")
     elif weaker.verdict == "not reproduced":
         weaker.note = "the interval contains 0: no weaker link for single-index ReLU is resolved"
+    main_verdict = verdict
+    if verdict == "reproduced" and weaker.verdict != "reproduced":
+        # the main link holds in every case, but the paper's observation that it is weaker for single-index
+        # ReLU is not borne out: the claim as the paper makes it is only partially reproduced
+        verdict = "partially reproduced"
     weakest = min(CASES, key=lambda k: tests[k].ci[0] if np.isfinite(tests[k].ci[0]) else -np.inf)
     combined = {**tests[weakest].to_json(), "paper_statement": STATEMENT["paper_statement"] + " (six cases)",
                 "verdict": verdict,
                 "effect": f"{STATEMENT['effect']}; shown: the weakest case ({case_label(weakest)}); the verdict "
-                          f"combines the {len(CASES)} cases' sign tests (the single-index ReLU comparison is "
-                          "reported beside it, not folded in)",
+                          f"combines the {len(CASES)} cases' sign tests ({main_verdict}) with the paper's "
+                          f"'weaker for single-index ReLU' ({weaker.verdict}): a main link that holds everywhere "
+                          "with that observation not borne out is 'partially reproduced'",
                 "symbol": f"ρ_s(Υ, L), weakest: {case_label(weakest)}"}
 
     # evidence produced, and the suite's earlier criterion: Spearman of the pooled points > threshold for every
