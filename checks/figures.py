@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
 
 FONT = 10
 RC = {"font.size": FONT, "axes.titlesize": FONT + 1, "axes.labelsize": FONT, "xtick.labelsize": FONT - 1,
@@ -44,9 +44,12 @@ def log_axis(ax, which: str = "both") -> None:
         (ax.set_xscale if name == "x" else ax.set_yscale)("log")
         lo, hi = (ax.get_xlim() if name == "x" else ax.get_ylim())
         span = np.log10(max(hi, 1e-300) / max(lo, 1e-300)) if lo > 0 and hi > 0 else 3
-        subs = (1.0, 2.0, 5.0) if span < 2 else (1.0,)
-        axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=12))
-        axis.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False))
+        if span < 2:  # a short axis: label 1, 2 and 5 of each decade, as plain numbers
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
+        else:
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0,), numticks=12))
+            axis.set_major_formatter(LogFormatterSciNotation(base=10))
         axis.set_minor_formatter(NullFormatter())
 
 

@@ -47,3 +47,17 @@ def test_combine_and_statement_roundtrip():
     t.decide([0.1, 0.12, 0.09, 0.11, 0.1], seed=0)
     assert t.verdict == "partially reproduced" and "contains the paper's rate 0.5" in t.criterion
     assert set(t.to_json()) >= {"paper_statement", "effect", "criterion", "estimate", "ci", "seeds", "verdict"}
+
+
+def test_figure_style_labels_short_log_axes_and_keeps_fonts_large():
+    from checks import figures
+
+    fig, ax = figures.figure()
+    ax.plot([0.4, 0.65], [1e-3, 5e2], "o")
+    figures.log_axis(ax)
+    fig.canvas.draw()
+    xlabels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    ylabels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert len(xlabels) >= 2 and len(ylabels) >= 3  # a span under two decades still gets labels
+    ax.set(xlabel="x (dimensionless)", ylabel="y (dimensionless)")
+    assert figures.fonts_ok(fig)
