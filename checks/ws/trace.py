@@ -14,7 +14,7 @@ ID = "ws.trace"
 
 
 def level_S(ctx: Context) -> Outcome:
-    return moments.symbolic("trace")
+    return moments.symbolic("trace", ctx.quick)
 
 
 def level_P(ctx: Context) -> Outcome:

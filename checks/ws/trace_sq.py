@@ -14,7 +14,7 @@ ID = "ws.trace_sq"
 
 
 def level_S(ctx: Context) -> Outcome:
-    return moments.symbolic("trace_sq")
+    return moments.symbolic("trace_sq", ctx.quick)
 
 
 def level_P(ctx: Context) -> Outcome:

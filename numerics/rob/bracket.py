@@ -15,7 +15,7 @@ relaxation, weights from a warm-started Burer–Monteiro ascent; :mod:`numerics.
 nets it is within 0.1% of the zonotope's largest vertex once ~16 of 64 units are fixed (the old
 parallel/perpendicular split was 13% above at the root and 1% at 32 fixed). Everything is evaluated in
 midpoint–radius interval arithmetic (Rump): the exact α_j = a_j W_j are enclosed by fl(a_j W_j) ± 2u|·|,
-λ_max by ‖H^{2^q}‖_F^{2^{-q}} with q = 12, scalar roots/powers use arb. So each node bound encloses the
+λ_max by ‖H^{2^q}‖_F^{2^{-q}} with q = 10, scalar roots/powers use arb. So each node bound encloses the
 node's exact maximum of ‖g‖ from above. When k ≤ K the 2^k gradients are enclosed exactly the same way
 and sorted. Nodes are dropped only (i) when their rigorous bound ≤ the current lower bound, or
 ≤ (1 + rel_gap)·lower (then the bound enters `closed`, the max of dropped bounds, which enters `upper`),
@@ -369,10 +369,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     heap = []
     cnt = [0]
 
-    def push(depth, signs, cm, cr, pt, V, parent=math.inf, root=None):
+    def push(depth, signs, cm, cr, pt, V, root=None):
         Ui = order[depth:]
         bd, V = net.node_bound(cm, cr, Ui, V) if root is None else root
-        bd = min(bd, parent)                        # the child's gradients are among the parent's
         if bd <= best["low"]:
             return
         if bd <= best["low"] * (1 + rel_gap):
@@ -429,7 +428,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
 
     push(0, np.zeros(0), v.copy(), net.v_rad.copy(), None, V0, root=root)
     status = "exhausted"
-    t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase
+    t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase,
+    share = [0.3]                                     # down to 10% while they do not raise the lower end
     while heap:
         now = time.perf_counter()
         top = -heap[0][0]
@@ -449,17 +449,27 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         nodes[0] += 1
         if bd <= best["low"]:
             continue
-        if pt is not None and spent < 0.3 * (now - t_bb):
+        if pt is not None and spent < share[0] * (now - t_bb):
+            low0 = best["low"]
             climb_from(pt, min(2.0, deadline - now))
             spent += time.perf_counter() - now
+            share[0] = 0.3 if best["low"] > low0 else max(0.1, 0.8 * share[0])
         if m - depth <= KE:
             lv = leaf(depth, signs, cm, cr)
             if lv is not None:
                 closed[0] = max(closed[0], lv)
                 continue
         j = int(order[depth])
+        Uc, Vc = order[depth + 1:], np.delete(V, 1, axis=0)
         for s in (0, 1):
             sg = np.append(signs, 1.0 if s else -1.0)
+            ccm, ccr = _add(cm, cr, net.Am[j], net.Ar[j]) if s else (cm, cr)
+            cb, cV = net.node_bound(ccm, ccr, Uc, Vc)
+            cb = min(cb, bd)                        # the child's gradients are among the parent's
+            if cb <= best["low"] * (1 + rel_gap):   # closed by its bound: no feasibility test needed
+                if cb > best["low"]:
+                    closed[0] = max(closed[0], cb)
+                continue
             ch_pt = None
             if pt is not None and (1.0 if s else -1.0) * (net.W[j] @ pt + net.b[j]) > 1e-12:
                 ch_pt = pt
@@ -474,11 +484,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                         ch_pt = x
                         if not sphere and net.fvalue(x[None])[0][0] > best["low"]:
                             srch.offer_in(x, t)
-            if s:
-                ccm, ccr = _add(cm, cr, net.Am[j], net.Ar[j])
-            else:
-                ccm, ccr = cm, cr
-            push(depth + 1, sg, ccm, ccr, ch_pt, np.delete(V, 1, axis=0), parent=bd)
+            push(depth + 1, sg, ccm, ccr, ch_pt, None, root=(cb, cV))
         if sphere and pt is not None and nodes[0] % 16 == 0:
             srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
     else:

@@ -12,8 +12,8 @@ so max_ε ‖Bε‖ ≤ (λ_max(BWBᵀ) Σ 1/w_i)^{1/2}. Minimising over w is th
 max tr(BᵀB Y), diag Y = 1, Y ⪰ 0. The weights come from a warm-started Burer–Monteiro ascent
 (v_i ← normalise(Bᵀ B V)_i, rank ≤ 8; at its fixed point 1/w_i = ‖(BᵀBV)_i‖ is dual optimal); they are
 only a heuristic choice: the inequality holds for every w, and λ_max of the enclosed PSD d × d matrix
-BWBᵀ is bounded rigorously by ‖H^{2^q}‖_F^{2^{-q}} (≥ ‖H‖₂ = λ_max), computed by q squarings with
-power-of-two rescaling.
+BWBᵀ is bounded rigorously by ‖H^{2^q}‖_F^{2^{-q}} (≥ ‖H‖₂ = λ_max; q = 10, at most (multiplicity)^{2^{-q}}
+above it), computed by q squarings with power-of-two rescaling.
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def bm_ascent(Bm, V, iters):
     return V
 
 
-def shor_bound(Bm, Br, V, iters=15, q=12):
+def shor_bound(Bm, Br, V, iters=15, q=10):
     """Rigorous upper bound of max_{ε ∈ {±1}^n} ‖Bε‖ over every exact B in [Bm ± Br] (d × n), and the
     ascended V (n × r) to warm-start the children."""
     V = bm_ascent(Bm, V, iters)
