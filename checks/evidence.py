@@ -63,14 +63,15 @@ def _numbers(metric: Mapping[str, Any], word: str) -> list[float]:
 def default_verdict(level: Level, passed: bool, metric: Mapping[str, Any]) -> str:
     """SPEC §0's verdict of an S, P, A or F level, from its metrics.
 
-    S: ``proved`` (or ``not proved``). P: ``verified to k digits``, k the fewest digits among the metrics
-    whose name contains "digits". A: ``agrees to rel. err. e``, e the largest metric named "*rel_err*".
+    S: ``proved`` (or ``not proved``). P: ``verified to k digits``, k the level's headline ``digits_agreed``
+    (or ``min_digits``), else the fewest digits among the metrics whose name contains "digits". A: ``agrees to rel. err. e``, e the largest metric named "*rel_err*".
     F: ``refuted`` when a counterexample is confirmed, else ``no counterexample in N cases``.
     """
     if level == "S":
         return "proved" if passed else "not proved"
     if level == "P":
-        ds = [d for d in _numbers(metric, "digits") if d > 0]
+        head = [float(metric[k]) for k in ("digits_agreed", "min_digits") if isinstance(metric.get(k), int | float)]
+        ds = head or [d for d in _numbers(metric, "digits") if d > 0]
         return f"verified to {min(ds):.0f} digits" if ds else ("verified" if passed else "not verified")
     if level == "A":
         es = _numbers(metric, "rel_err")

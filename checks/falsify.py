@@ -202,10 +202,11 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
 
 
 def property_budget(ctx, prop: Property) -> int:
-    """Examples for ``prop``: ``--budget`` when given, else the property's default (a tenth in quick mode)."""
+    """Examples for ``prop``: ``--budget`` when given, else the property's default (a smoke run in quick mode:
+    a twentieth, at least 3)."""
     if ctx.budget is not None:
         return int(ctx.budget)
-    return max(prop.budget // 10, 10) if ctx.quick else prop.budget
+    return max(prop.budget // 20, 3) if ctx.quick else prop.budget
 
 
 def property_seed(ctx, salt: str, prop: Property) -> int:

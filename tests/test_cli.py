@@ -1,4 +1,9 @@
-"""The CLI: readable one-line errors with exit code 2, a report with the documented schema."""
+"""The CLI: readable one-line errors with exit code 2, a report with the documented schema.
+
+Oracle independence: the expected exit codes, messages, claim order and report keys are the documented
+interface (the ``checks.cli`` docstring, the README), written here by hand; no expected value is read from a
+report the code under test wrote, except to compare two runs of it with each other.
+"""
 
 import json
 

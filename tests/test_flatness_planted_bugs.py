@@ -55,3 +55,76 @@ def test_planted_bug_is_caught(make, bug, tmp_path):
 def test_correct_evaluator_survives(make, tmp_path):
     res = falsify(make(), budget=60, seed=2, out_dir=tmp_path)
     assert not res.found, res.counterexample
+
+
+# ------------------------------------------------------------------------ certificates that pass "dual ≤ primal"
+def _solver(change):
+    import dataclasses
+
+    from numerics import flat
+
+    def solve(Theta, X, y, act, **kw):
+        return dataclasses.replace(flat.flattest_outer_weights(Theta, X, y, act, **kw), **change(Theta, X, y, act))
+    return solve
+
+
+def _halved(Theta, X, y, act):
+    """A mis-scaled certificate: ν/2, still feasible (a valid lower bound), half as tight as stated."""
+    from numerics import flat
+
+    res = flat.flattest_outer_weights(Theta, X, y, act)
+    inv = flat.invariant_form(Theta, X, act)
+    live = inv.omega > 0
+    return {"nu": res.nu / 2, "dual_value": flat.dual_objective(res.nu / 2, inv.Phibar[:, live], y,
+                                                                inv.omega[live], res.p)}
+
+
+CERT_BUGS = {
+    "minus-infinity": lambda *a: {"dual_value": float("-inf")},  # degenerate: passes weak duality vacuously
+    "halved": _halved,
+    "overstated": lambda *a: {"dual_value": _real(*a).dual_value + 1e-6 * abs(_real(*a).dual_value)},
+}
+
+
+def _real(Theta, X, y, act):
+    from numerics import flat
+
+    return flat.flattest_outer_weights(Theta, X, y, act)
+
+
+@pytest.mark.parametrize("name", sorted(CERT_BUGS))
+def test_vacuous_or_loose_certificate_is_caught(name, tmp_path):
+    res = falsify(certificate_property(solver_fn=_solver(CERT_BUGS[name])), seed=1, out_dir=tmp_path)
+    assert res.found, f"{name} not caught: {res.metric()}"
+
+
+def test_minus_infinity_dual_is_caught_by_weak_duality(tmp_path):
+    """p = 1: a float dual of −∞ at a certified ν is the degenerate certificate "dual ≤ primal" cannot see."""
+    from numerics import flat
+
+    def dual(nu, Phi, y, om, p):
+        return float("-inf") if p == 1 else flat.dual_objective(nu, Phi, y, om, p)
+
+    res = falsify(weak_duality_property(dual_fn=dual), seed=1, out_dir=tmp_path)
+    assert res.found
+
+
+def test_certificate_survives_the_real_solver(tmp_path):
+    res = falsify(certificate_property(), budget=40, seed=2, out_dir=tmp_path)
+    assert not res.found, res.counterexample
+
+
+def test_derivative_with_the_wrong_sign_is_caught(monkeypatch, tmp_path):
+    """σ′ of the wrong sign on t < 0 is still (c−1)-homogeneous and leaves B_j = mean σ′² unchanged: only the
+    comparison with the derivative of σ sees it."""
+    import numpy as np
+
+    from checks.flat.symmetry import symmetry_property
+    from numerics.flat import activations as A
+
+    def d1(self, t):
+        p_, n_ = self._branches(np.asarray(t, dtype=float), self.c - 1)
+        return self.c * (self.plus * p_ + self.minus * n_)
+
+    monkeypatch.setattr(A.Activation, "d1", d1)
+    assert falsify(symmetry_property(), seed=1, out_dir=tmp_path).found

@@ -89,3 +89,55 @@ def test_example_count_stops_at_the_first_confirmed_hit():
     assert res.found and res.examples == 1
     assert res.calls == res.examples + res.shrink_calls  # shrinking towards 0 is counted apart
     assert res.counterexample == 0
+
+
+# ---------------------------------------------------------------------------- the k-th form at its equality cases
+def _with_kth(upper=None, lower=None):
+    """ws_bounds whose WSBounds.kth has one end replaced (a looser or a tighter k-th bound)."""
+    import mpmath
+
+    from numerics.ws import WSBounds
+
+    class Planted(WSBounds):
+        def kth(self, k):
+            lo, hi = WSBounds.kth(self, k)
+            sq = mpmath.sqrt if isinstance(self.std, mpmath.mpf) else np.sqrt
+            D = self.dim
+            return (lo if lower is None else self.mean - self.std * sq(lower(k, D)),
+                    hi if upper is None else self.mean + self.std * sq(upper(k, D)))
+
+    def bounds(tr, tr2, D):
+        B = ws_bounds(tr, tr2, D)
+        return Planted(**{f.name: getattr(B, f.name) for f in dataclasses.fields(B)})
+    return bounds
+
+
+@pytest.mark.parametrize("bug", [
+    _with_kth(upper=lambda k, D: (D - k + 1) / k),        # looser upper end: still valid
+    _with_kth(upper=lambda k, D: (D - k) / (k + 1)),      # tighter upper end: invalid
+    _with_kth(lower=lambda k, D: k / (D - k + 1)),        # looser lower end: still valid
+    _with_kth(lower=lambda k, D: (k - 1) / (D - k + 2)),  # tighter lower end: invalid
+], ids=["upper-looser", "upper-tighter", "lower-looser", "lower-tighter"])
+def test_kth_bound_moved_either_way_is_caught(bug, tmp_path):
+    """A k-th bound made looser passes every inequality; the k-fold two-level spectra attain both ends exactly."""
+    from checks.ws.theorem import theorem_kth_equality_property
+
+    res = falsify(theorem_kth_equality_property(bug), seed=1, out_dir=tmp_path)
+    assert res.found and res.counterexample_margin > 0
+
+
+def test_kth_equality_survives_the_real_bounds(tmp_path):
+    from checks.ws.theorem import theorem_kth_equality_property
+
+    res = falsify(theorem_kth_equality_property(), budget=60, seed=2, out_dir=tmp_path)
+    assert not res.found, res.counterexample
+
+
+def test_reported_dimension_is_checked(tmp_path):
+    """D enters μ and σ: a D off by one is caught by ws.bound/moments (the dense Hessian's dimension)."""
+    def off_by_one(*a, **k):
+        m = ce_hessian_moments(*a, **k)
+        return dataclasses.replace(m, dim=m.dim - 1)
+
+    res = falsify(moments_property(off_by_one), seed=1, out_dir=tmp_path)
+    assert res.found

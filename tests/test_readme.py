@@ -1,4 +1,9 @@
-"""The README's claims table is generated from the registry and must not drift from it."""
+"""The README's claims table is generated from the registry and must not drift from it.
+
+Oracle independence: none is needed and none is claimed. This is a drift gate: the renderer is the
+reference, and the test says only that the committed README is what it renders now (the table's content is
+checked where it comes from, in tests/test_spec.py).
+"""
 
 from checks.readme import README, render
 

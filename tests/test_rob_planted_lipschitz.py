@@ -106,3 +106,44 @@ def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
         monkeypatch.setattr(KA, "resolve_cluster", loose_resolve)
         prop = rigidity_sphere.probe_s2_property()
     assert _found(prop).found
+
+
+# ------------------------------------------------------------- the rigidity bound at its equality cases
+def _loose_lipschitz(net, dom, **kw):
+    """A Lipschitz routine 1% high: valid as an upper bound, so "|α| ≤ 2 Lip" cannot see it."""
+    import dataclasses
+    from fractions import Fraction
+
+    L = K.lipschitz(net, dom, **kw)
+    q = L.value2
+    return dataclasses.replace(L, value2=KE.QNum(q.a * Fraction(101, 100), q.b * Fraction(101, 100), q.D))
+
+
+def _loose_rigidity(net, dom, **kw):
+    """The rigidity ratio against 4 Lip: every net still 'holds'."""
+    import dataclasses
+
+    r = K.rigidity(net, dom, **kw)
+    return dataclasses.replace(r, ratio=r.ratio / 2)
+
+
+@pytest.mark.parametrize("kind", ["lipschitz_fn", "rigidity_fn"])
+@pytest.mark.parametrize("make", ["ball_unit", "sphere_unit", "width_2n"])
+def test_overestimates_are_caught_at_the_equality_cases(kind, make):
+    from fractions import Fraction
+
+    from checks.rob import exact_values as EV
+
+    bug = {kind: _loose_lipschitz if kind == "lipschitz_fn" else _loose_rigidity}
+    prop = {"ball_unit": lambda: EV.single_unit_property(2, sphere=False, rho=Fraction(3, 2), **bug),
+            "sphere_unit": lambda: EV.single_unit_property(3, sphere=True, **bug),
+            "width_2n": lambda: EV.width2n_property(3, **bug)}[make]()
+    assert _found(prop).found
+
+
+def test_exact_value_properties_pass_on_the_real_routines():
+    from checks.rob import exact_values as EV
+
+    for prop in (EV.single_unit_property(3, sphere=False), EV.single_unit_property(4, sphere=True),
+                 EV.width2n_property(4)):
+        assert not _found(prop).found, prop.name

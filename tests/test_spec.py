@@ -3,6 +3,10 @@
 The registry is checked against the spec on every load (tests here plant each kind of disagreement and
 require a SpecError); the spec is checked against the shared SPEC.md's claim tables when that file is
 present beside the repository (it is the outside reference the spec was written from).
+
+Oracle independence: SPEC.md is written outside this repository and read here as text (its tables parsed by
+this module, not by ``checks.spec``); the planted disagreements are hand-made spec files whose expected
+error is stated in each test.
 """
 
 from __future__ import annotations

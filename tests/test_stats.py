@@ -1,4 +1,9 @@
-"""E-level statistics: the bootstrap interval and the verdict rules (checks.stats), both ways."""
+"""E-level statistics: the bootstrap interval and the verdict rules (checks.stats), both ways.
+
+Oracle independence: the intervals are judged by simulation against a true mean that the test plants (normal
+draws with known μ: coverage is counted, not computed by the code under test), and the verdict rules against
+hand-made inputs whose verdict follows from the rule's statement.
+"""
 
 import numpy as np
 import pytest

@@ -14,6 +14,7 @@ from checks.registry import Context
 
 ACTS = ("relu", "leaky_relu:0.2", "quadratic", "relu_power:2", "relu_power:3", "abs_power:1.5",
         "abs_power:3")
+QUICK_ACTS = ("relu", "quadratic", "abs_power:1.5")  # the smoke run: p = 1, an integer c, a fractional c
 DUALITY_ACTS = ("relu", "leaky_relu", "quadratic", "relu_power:3", "abs_power:1.5")
 
 
@@ -25,7 +26,7 @@ def dyadic(rng: np.random.Generator, shape, scale: int = 16, lo: int = -24, hi: 
 def cases(ctx: Context, salt: str, n: int, d: int, m: int, dyadic_data: bool = False):
     """One random (act, a, Theta, X, y) per activation of :data:`ACTS` (no a_j = 0: it is set to 0.5)."""
     rng = ctx.rng(salt)
-    for act in ACTS:
+    for act in QUICK_ACTS if ctx.quick else ACTS:
         draw = (lambda shape: dyadic(rng, shape)) if dyadic_data else (lambda shape: rng.normal(size=shape))
         a = draw(m)
         yield act, np.where(a == 0, 0.5, a), draw((m, d)), draw((n, d)), draw(n)

@@ -51,6 +51,10 @@ def mp_scalar(x):
 def rigidity_margin(case, *, exact: bool, constant: float = 2.0) -> float:
     """max_j w_j − constant·Lip, w_j = |α_j| (ball) or |α_j|√(1 − t_j²) (sphere); > 0 is a violation.
 
+    One-sided by the claim: an overestimated Lip passes it. Its other side is in the two-sided properties of the
+    routine (oracle_ball, probe_s2, single_pole, float_vs_rational) and the equality cases of
+    :mod:`checks.rob.exact_values` (ratio exactly 1 and 1/2).
+
     Scaled by 1 + max w_j so that float64 noise stays far below the screen's threshold of 0.
     """
     dom = domain_of(case)

@@ -208,6 +208,8 @@ def level_P(ctx: Context) -> Outcome:
             for tj in cf.tangential_jumps():
                 margins.append(float((2 * L.mp() - mpmath.mpf(sp.N(tj, 60))) / (2 * L.mp())))
     low = min(digits) if digits else 0.0
+    # margins ≥ 0 is the claim's one side; the constant is pinned by the closed form (digits) and from below and
+    # above by the sample (no sample above it, and the sample within rob_sample_gap of it)
     ok = (low >= TOL["precision_min_digits"] and min(margins) >= 0 and min(sample_gap) >= -TOL["rob_sample_above"]
           and max(sample_gap) < TOL["rob_sample_gap"])
     timing, cells = _timing(ctx)

@@ -53,6 +53,8 @@ def _value_points(case):
     return X * R, Xd * R * 0.9
 
 
+# One-sided by the claim (sup|f| ≤ 2 + 4L, a strict and unattained supremum): an overestimated Lip passes it; the
+# Lipschitz constant it uses is pinned two-sidedly by rob.rigidity_ball and rob.rigidity_sphere.
 def value_margin(case, *, exact: bool, constant: float = 4.0) -> float:
     """max_sample |f| − (2 + 4 Lip) for nets that fit ±1 labels below the noise floor (σ² = 1).
 

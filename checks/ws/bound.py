@@ -30,6 +30,8 @@ def level_A(ctx: Context) -> Outcome:
         lsup = float(ce_hessian_moments(*net, act, bias=bias).lambda_sup)
         ratios.append(lmax / lsup)
         slack.append(lsup - lmax)
+    # one-sided by the claim (an inequality with no equality case for CE Hessians); a λ_sup that is too large is
+    # caught where it is computed: ws.theorem (the bounds at their equality cases) and ws.bound/moments (tr H, tr H², D)
     ok = min(slack) >= 0
     verdict = (f"agrees: λ_max ≤ λ_sup in all {len(ratios)} autograd cases" if ok else
                f"does not agree: λ_max > λ_sup in {sum(x < 0 for x in slack)} of {len(ratios)} cases")
@@ -39,7 +41,8 @@ def level_A(ctx: Context) -> Outcome:
 
 
 def bound_property(moments_fn=ce_hessian_moments) -> Property:
-    """λ_max(H) ≤ λ_sup, with λ_max exact (eigvalsh / mpmath eigsy of the dense reference)."""
+    """λ_max(H) ≤ λ_sup, with λ_max exact (eigvalsh / mpmath eigsy of the dense reference). One-sided by the claim;
+    :func:`moments_property` is its other side (λ_sup's inputs exactly), ws.theorem the bound's own."""
 
     def screen(case: NetCase):
         H = ce_hessian_torch(*case.args, case.activation, bias=case.bias)
