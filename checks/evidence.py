@@ -64,7 +64,8 @@ def default_verdict(level: Level, passed: bool, metric: Mapping[str, Any]) -> st
     """SPEC §0's verdict of an S, P, A or F level, from its metrics.
 
     S: ``proved`` (or ``not proved``). P: ``verified to k digits``, k the level's headline ``digits_agreed``
-    (or ``min_digits``), else the fewest digits among the metrics whose name contains "digits". A: ``agrees to rel. err. e``, e the largest metric named "*rel_err*".
+    (or ``min_digits``), else the fewest digits among the metrics whose name contains "digits".
+    A: ``agrees to rel. err. e``, e the largest metric named "*rel_err*".
     F: ``refuted`` when a counterexample is confirmed, else ``no counterexample in N cases``.
     """
     if level == "S":
