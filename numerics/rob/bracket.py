@@ -11,9 +11,9 @@ A node fixes the signs of the first units of a static order (decreasing ‖α_j�
 With c = v + Σ_{fixed on} α_j, c₀ = c + ½Σ_U α_j, every gradient of the node is g = c₀ + ½A_U ε,
 ε ∈ {±1}^k, i.e. g = Bε' with B = [c₀, ½α_j (j ∈ U)] and ε' = (1, ε). The node bound is
 min(‖c₀‖ + ½Σ_U‖α_j‖, (λ_max(BWBᵀ) Σ_i 1/w_i)^{1/2}) for weights w > 0 (the dual of Shor's SDP
-relaxation, weights from a warm-started Burer–Monteiro ascent; :mod:`numerics.rob.bracket_ia`). On these
-nets it is within 0.1% of the zonotope's largest vertex once ~16 of 64 units are fixed (the old
-parallel/perpendicular split was 13% above at the root and 1% at 32 fixed). Everything is evaluated in
+relaxation, weights from a warm-started Burer–Monteiro ascent; :mod:`numerics.rob.bracket_ia`). On a
+64-unit net in d = 32 it is 2.4% above the zonotope's largest vertex at the root and ~0.1% once 16 units
+are fixed (the former parallel/perpendicular split: 42% and 13%). Everything is evaluated in
 midpoint–radius interval arithmetic (Rump): the exact α_j = a_j W_j are enclosed by fl(a_j W_j) ± 2u|·|,
 λ_max by ‖H^{2^q}‖_F^{2^{-q}} with q = 10, scalar roots/powers use arb. So each node bound encloses the
 node's exact maximum of ‖g‖ from above. When k ≤ K the 2^k gradients are enclosed exactly the same way
@@ -38,6 +38,14 @@ random points improved by exact 1-D maximisation along lines / great circles, th
 (flip the unit that increases ‖g‖ most among those whose flipped cell is reached by a ray or proved
 non-empty by an SOCP point), restarted during the branch and bound from the points of the top nodes; on
 the sphere each ascent's cell is realised at a point of cell ∩ {g·x = 0} pushed to ‖x‖ = 1.
+
+Limits
+------
+The node bound ignores the cell constraints of the free units: geometry enters only through the Farkas
+pruning of fixed ones. For m ≲ 2d the best vertices are nearly realisable and the bracket closes (d = 32,
+m = 64: 1% in seconds); for m ≫ d the upper end levels off at the unconstrained zonotope's largest vertex
+(d = 32, m = 256: ~25% above the lower end after 60 s). On the sphere "cell meets S" is relaxed to "cell
+meets B" (refined by δ), so the upper end can stall above the constant: status "exhausted" with a gap.
 """
 from __future__ import annotations
 
