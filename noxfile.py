@@ -1,4 +1,4 @@
-"""Sessions: verify, derive, falsify, tests, bench, lint. All install with ``-c constraints.txt``
+"""Sessions: verify, derive, falsify, tests, bench, mutate, lint. All install with ``-c constraints.txt``
 (torch pinned to the CPU build) and reuse their virtualenvs; posargs pass through.
 
 torch: ``constraints.txt`` pins ``torch==2.13.0``. On this project's machines pip's configuration points
@@ -57,6 +57,14 @@ def bench(session):
     """Speed and memory against the alternatives; writes reports/bench.{json,md} and plots."""
     install(session)
     session.run("python", "-m", "checks.bench", *session.posargs)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def mutate(session):
+    """Mutation testing: each mutant of checks/mutants.toml alone in a copy of the repo, its claims (full budgets)
+    and its tests; writes reports/mutate.{json,md}. ``nox -s mutate -- --jobs 2``, ``-- --only ID``. Not in CI."""
+    install(session, "[test]")
+    session.run("python", "-m", "checks.mutate", *session.posargs)
 
 
 @nox.session(python=PY, reuse_venv=True)

@@ -213,6 +213,16 @@ def test_bad_input_is_a_clear_value_error(call, match):
         call()
 
 
+@pytest.mark.parametrize("act", ["relu", "leaky_relu:0.3", "quadratic", "relu_power:1.5", "abs_power:3"])
+def test_sigma_prime_is_the_derivative_of_sigma(act):
+    """σ′ against central differences of σ, on both sides of 0 (homogeneity alone passes a σ′ of the wrong
+    sign: σ′(λt) = λ^{c−1}σ′(t) holds for −σ′ too)."""
+    spec = flat.get_activation(act)
+    t = np.array([-2.5, -0.7, -0.1, 0.2, 1.3, 3.0])
+    h = 1e-6
+    assert np.allclose(spec.d1(t), (spec(t + h) - spec(t - h)) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
 def test_homogeneous_callable_is_accepted():
     act = flat.get_activation(lambda t: np.where(t > 0, 2 * t**3, -0.5 * t**3))
     assert (act.c, act.plus, act.minus) == (3.0, 2.0, 0.5)

@@ -26,6 +26,7 @@ import sympy as sp
 from checks.rob.oracles import ball_brute_force
 from numerics import rob as K
 from numerics.rob import ball as KB
+from numerics.rob import exact as KE
 from numerics.rob.caps import lipschitz_disjoint_caps
 from numerics.rob.sphere2 import lipschitz_s2
 
@@ -223,7 +224,67 @@ def test_rigidity_needs_d3_on_the_sphere_and_holds_on_random_nets():
         K.rigidity(rnet(rng, 3, 2), K.Sphere(2))
     for dom in (K.Sphere(3), K.Ball(3, 1.0), K.Ball(2, 2.0)):
         r = K.rigidity(rnet(rng, 7, dom.d), dom)
-        assert r.lipschitz.exact and 0 < r.ratio <= 1
+        assert r.lipschitz.exact and 0 < r.ratio <= 1  # one side; the equality cases are the next test
+
+
+@pytest.mark.parametrize("dom", [K.Sphere(3), K.Sphere(5), K.Ball(2, 1.5), K.Ball(3, 1.0)])
+def test_rigidity_equality_case_and_tangential_jump_by_hand(dom):
+    """f = a ReLU(u·x) − (a/2) u·x: the gradient is ±(a/2)u on the two sides, so Lip = |a|/2 on the ball and on the
+    sphere (the great circle u·x = 0 is the kink), the kink weight is |a| (t = 0), and the ratio is exactly 1: a
+    routine or a ratio that is too loose fails here. And with t = 3/5 on the sphere the weight is |a|·4/5."""
+    d, a = dom.d, -2.5
+    u = np.zeros(d)
+    u[0], u[1] = 0.6, 0.8
+    r = K.rigidity(([u], [0.0], [a], -a / 2 * u, 0.0), dom)
+    assert r.lipschitz.exact and r.lipschitz.upper == pytest.approx(abs(a) / 2, rel=1e-15)
+    assert r.ratio == pytest.approx(1.0, rel=1e-15) and r.holds_exactly
+    if isinstance(dom, K.Sphere):
+        cf = K.canonicalize(([u], [-0.6], [a], np.zeros(d), 0.0), dom)
+        assert [float(x) for x in cf.tangential_jumps()] == [pytest.approx(abs(a) * 0.8, rel=1e-15)]
+        # the outside wins: f = ReLU(u·x − 3/5) − 2u·x has gradient −u on the cap (tangential ≤ 4/5 there) and
+        # −2u outside it, which holds the great circle u·x = 0: Lip = 2
+        L = K.lipschitz(([u], [-0.6], [1.0], -2 * u, 0.0), dom)
+        assert L.exact and L.upper == pytest.approx(2.0, rel=1e-15)
+    # a unit whose hyperplane only touches the domain (t = ρ exactly: e_1·x = ρ) is zero on it: no kink
+    rho = 1.0 if isinstance(dom, K.Sphere) else float(dom.R)
+    e1 = np.eye(d)[0]
+    assert K.canonicalize(([e1], [-rho], [a], np.zeros(d), 0.0), dom).m == 0
+    assert K.canonicalize(([e1], [-rho * (1 - 2.0**-40)], [a], np.zeros(d), 0.0), dom).m == 1  # just inside
+
+
+@pytest.mark.parametrize("dom", [K.Ball(2, 1.5), K.Ball(3, 1.0), K.Sphere(3)])
+@pytest.mark.parametrize("swap", [False, True])
+def test_near_tied_cells_are_decided_exactly(dom, swap):
+    """ReLU(e₁·x) + ReLU((−e₁ + δe₂)·x), δ = 2⁻³⁰: cells with ‖g‖² = 1 and 1 + δ² (and 0, δ²), all meeting the domain
+    (on S² each great circle g·x = 0 meets its closed cell), so Lip² = 1 + 2⁻⁶⁰ exactly, by hand: the float
+    enclosures of the two largest overlap and only the exact comparison separates them."""
+    from fractions import Fraction as Fr
+
+    d, delta = dom.d, Fr(1, 2**30)
+    W = [[Fr(1)] + [Fr(0)] * (d - 1), [Fr(-1), delta] + [Fr(0)] * (d - 2)]
+    if swap:
+        W = W[::-1]
+    L = K.lipschitz((W, [Fr(0)] * 2, [Fr(1)] * 2, [Fr(0)] * d, Fr(0)), dom)
+    assert L.exact and L.value2.cmp(KE.QNum(1 + delta * delta)) == 0
+
+
+def test_width_2n_ratio_is_one_half_and_derived_closed_forms():
+    """Every cap of the width-2n interpolant has kink weight (1/s)√(1 − (1 − s)²) = √((2−s)/s) = Lip, so the
+    rigidity ratio is 1/2; the generated closed forms at s = 1/4 are √7 and 2s² − 4s + 1 = 1/8 (by hand), and the
+    tangential jump norm is |α|√(1 − t²) (≥ 0 for α < 0)."""
+    import mpmath
+
+    from numerics._derived import rob as derived
+
+    s = 0.25
+    X = np.vstack([np.eye(3), -np.eye(3)])
+    y = np.array([1, -1, 1, 1, -1, -1], float)
+    net = (np.vstack([X, X]), np.r_[-(1 - s) * np.ones(6), -np.ones(6)], np.r_[y / s, -y / s], np.zeros(3), 0.0)
+    r = K.rigidity(net, K.Sphere(3))
+    assert r.lipschitz.upper == pytest.approx(math.sqrt(7), rel=1e-14) and r.ratio == pytest.approx(0.5, rel=1e-14)
+    assert float(derived.width2n_lipschitz(mpmath.mpf(1) / 4)) == pytest.approx(math.sqrt(7), rel=1e-15)
+    assert derived.cap_threshold(sp.Rational(1, 4)) == sp.Rational(1, 8)
+    assert float(derived.tangential_jump_norm(mpmath.mpf(-2), mpmath.mpf(3) / 5)) == pytest.approx(1.6, rel=1e-15)
 
 
 def test_float_net_and_its_exact_rational_reading_get_the_same_constant():

@@ -161,6 +161,27 @@ def test_ws_bounds_properties():
     assert B2.lmin_lower == pytest.approx(e2[0]) and B2.lmin_upper == pytest.approx(e2[0])
 
 
+@pytest.mark.parametrize("D", [2, 3, 5, 8])
+def test_kth_bounds_are_attained_by_two_level_spectra(D):
+    """The other side of the k-th form: (a, …, a, b, …, b) with k copies of a attains λ_k ≤ m + s√((D−k)/k) and
+    λ_{k+1} ≥ m − s√(k/(D−k)) exactly (hand algebra: m = (ka + (D−k)b)/D, s = √(k(D−k))|a − b|/D), so a looser or
+    tighter k-th bound fails here; kth(1) and kth(D) are the λ_max upper and λ_min lower fields."""
+    a, b = 1.75, -0.5
+    for k in range(1, D):
+        lam = [a] * k + [b] * (D - k)
+        tr, tr2 = sum(lam), sum(x * x for x in lam)
+        B = ws_bounds(tr, tr2, D)
+        assert B.kth(k)[1] == pytest.approx(a, rel=1e-13, abs=1e-13)
+        assert B.kth(k + 1)[0] == pytest.approx(b, rel=1e-13, abs=1e-13)
+    assert B.kth(1) == (pytest.approx(B.mean, abs=1e-15), pytest.approx(B.lmax_upper, rel=1e-15))
+    assert B.kth(D) == (pytest.approx(B.lmin_lower, rel=1e-15), pytest.approx(B.mean, abs=1e-15))
+    # the four fields at their (D−1)-fold equality cases
+    top = ws_bounds(a + (D - 1) * b, a * a + (D - 1) * b * b, D)
+    assert top.lmax_upper == pytest.approx(a, rel=1e-13) and top.lmin_upper == pytest.approx(b, rel=1e-13)
+    bot = ws_bounds((D - 1) * a + b, (D - 1) * a * a + b * b, D)
+    assert bot.lmax_lower == pytest.approx(a, rel=1e-13) and bot.lmin_lower == pytest.approx(b, rel=1e-13)
+
+
 # ------------------------------------------------------------------------------------------------
 # bad input: a clear ValueError naming the problem
 

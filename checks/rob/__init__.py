@@ -23,7 +23,9 @@ Shared modules:
 * ``strategies`` — Hypothesis strategies: degenerate arrangements (planted exactly) and adversarial nets;
 * ``rational`` — the exact rational constructions and the JSON case builder behind ``strategies``;
 * ``oracles`` — independent references (ball brute force, S² probes, uniform sample), one copy each,
-  sharing no code with :mod:`numerics.rob`.
+  sharing no code with :mod:`numerics.rob`;
+* ``exact_values`` — two-sided properties on families whose constant and rigidity ratio are known by hand
+  (single units at the rigidity equality case, the width-2n interpolant, near-tied cells).
 
 Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, closed forms from
 :mod:`numerics._derived.rob`.

@@ -8,7 +8,8 @@ Evaluators: :func:`numerics.rob.canonicalize`, :func:`numerics.rob.lipschitz` on
 * F — rigidity on adversarial and degenerate nets (B_1.5 ⊂ R², B_1 ⊂ R³), and two-sided checks of the exact
   constant: :func:`oracle_ball_property` (against the brute force, exactly) and float-vs-rational; the rigidity
   bound at its equality case: single units whose Lip and ratio |α|/(2 Lip) are known by hand, ratio exactly 1
-  when v = −α u/2 (:func:`checks.rob.exact_values.single_unit_property`);
+  when v = −α u/2 (:func:`checks.rob.exact_values.single_unit_property`); two near-tied cells (squared gradient
+  norms c² and c²(1 + 2^−2k), k ≥ 27) whose exact comparison decides the constant (``near_tie_property``);
 * P — the exact constant against the brute force to 50 digits with the same cell counts, and the rigidity
   margins, on exact nets with a planted near-cancelling pair.
 """
@@ -27,7 +28,7 @@ from checks.evidence import Outcome, digits_agreed
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
 from checks.rob import cases, oracles, strategies
-from checks.rob.exact_values import single_unit_property
+from checks.rob.exact_values import near_tie_property, single_unit_property
 from checks.rob.properties import (
     checked_lipschitz,
     crash_is_a_hit,
@@ -95,7 +96,9 @@ PROPERTIES = (rigidity_property("rob.rigidity_ball/d2", 2, sphere=False, rho=1.5
               degenerate_rigidity_property(2, sphere=False), degenerate_rigidity_property(3, sphere=False),
               oracle_ball_property(2), oracle_ball_property(3), float_vs_rational_property(3, False),
               # the equality case |α| = 2 Lip and exact Lip and ratio of single units (checks.rob.exact_values)
-              single_unit_property(2, sphere=False, rho=Fraction(3, 2)), single_unit_property(3, sphere=False))
+              single_unit_property(2, sphere=False, rho=Fraction(3, 2)), single_unit_property(3, sphere=False),
+              # two cells within a relative 2^-54 of each other: the exact comparison picks the larger
+              near_tie_property(2, sphere=False, rho=Fraction(3, 2)), near_tie_property(3, sphere=False))
 
 
 # ------------------------------------------------------------------------------------------ levels

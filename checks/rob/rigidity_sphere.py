@@ -10,7 +10,8 @@ at rational points of the sphere.
   end), degenerate arrangements, and two-sided checks of the constant: :func:`single_pole_property`
   (d = 3 exactly, d = 8 inside the bracket), :func:`probe_s2_property`, float-vs-rational; the rigidity bound at
   its equality case and the width-2n constant exactly (:mod:`checks.rob.exact_values`: a single unit, ratio 1 at
-  t = 0 and v = −αu/2; width-2n nets on S² and S⁴ with disjoint caps, Lip = √((2−s)/s), ratio 1/2);
+  t = 0 and v = −αu/2; width-2n nets on S² and S⁴ with disjoint caps, Lip = √((2−s)/s), ratio 1/2; two
+  near-tied cells on S², decided by the exact comparison);
 * P — disjoint caps: the closed form against the S² arrangement, exactly; general nets: a dense sample stays
   below the exact constant, and the rigidity margins at 50 digits; the wall time of exact constants.
 """
@@ -30,7 +31,7 @@ from checks.evidence import Outcome, digits_agreed
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
 from checks.rob import cases, oracles, strategies
-from checks.rob.exact_values import single_unit_property, width2n_property
+from checks.rob.exact_values import near_tie_property, single_unit_property, width2n_property
 from checks.rob.properties import (
     checked_lipschitz,
     crash_is_a_hit,
@@ -165,7 +166,7 @@ PROPERTIES = (rigidity_property("rob.rigidity_sphere/d3", 3, sphere=True, budget
               # equality cases and exact values (checks.rob.exact_values): a single unit, ratio exactly 1 at t = 0,
               # v = −αu/2; the width-2n interpolant with disjoint caps, Lip = √((2−s)/s) and ratio exactly 1/2
               single_unit_property(3, sphere=True), single_unit_property(4, sphere=True), width2n_property(3),
-              width2n_property(5))
+              width2n_property(5), near_tie_property(3, sphere=True))
 
 
 # ------------------------------------------------------------------------------------------ levels
@@ -173,8 +174,9 @@ def level_F(ctx: Context) -> Outcome:
     out = run_properties(ctx, PROPERTIES, ID, ignore=(rob.KinkCoincidenceWarning,))
     m = out.metric
     return replace(out, summary=f"{m['applicable']} nets on S² (exact geodesic Lip) and S³ (exact for "
-                                f"disjoint caps, else the certified upper end): {m['confirmed']} confirmed "
-                                f"violations")
+                                f"disjoint caps, else the certified upper end), and exact-value families (single "
+                                f"units at the equality case, width-2n nets on S² and S⁴, near ties): "
+                                f"{m['confirmed']} confirmed violations")
 
 
 def level_P(ctx: Context) -> Outcome:

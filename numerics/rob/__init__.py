@@ -16,6 +16,8 @@ Modules, one concern each:
   :mod:`~numerics.rob.caps` — exact constants;
 * :mod:`~numerics.rob.bracket` — certified brackets by branch and bound (any d);
 * :mod:`~numerics.rob.single_pole` — the exact single-pole constant of SPEC §4 (an independent oracle);
+* :mod:`~numerics.rob.lemmas` — the deterministic lemmas of SPEC §4: Op, N_u(t), ‖r_{u,t}‖₁, the fitting
+  functional, yᵀPy;
 * :mod:`~numerics.rob.lipschitz` — :func:`lipschitz` (the cost model), :func:`rigidity`.
 
 Example:
@@ -34,6 +36,20 @@ import sympy as sp
 from numerics.interop import lipschitz_from_module
 from numerics.rob.canonical import Canonical, canonicalize
 from numerics.rob.circle import KinkCoincidenceWarning
+from numerics.rob.lemmas import (
+    affine_maximiser,
+    affine_objective,
+    affine_rank,
+    clip,
+    fit_functional,
+    mse,
+    occupancy,
+    op_exceeds,
+    op_norm,
+    projection_value,
+    value_mass,
+    well_served,
+)
 from numerics.rob.lipschitz import MP_DPS, Lipschitz, Rigidity, caps_disjoint, cost_model, lipschitz, rigidity
 from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, as_exact, as_float, evaluate, f64
 from numerics.rob.single_pole import single_pole_lipschitz
@@ -41,7 +57,8 @@ from numerics.rob.single_pole import single_pole_lipschitz
 __all__ = ["lipschitz_from_module", "Ball", "Sphere", "PiecewiseLinear", "RELU", "Canonical", "Lipschitz",
            "canonicalize", "lipschitz", "evaluate", "gradient", "as_float", "as_exact", "rigidity", "Rigidity",
            "KinkCoincidenceWarning", "caps_disjoint", "cost_model", "single_pole_lipschitz", "f64", "to_mp",
-           "MP_DPS"]
+           "MP_DPS", "op_norm", "op_exceeds", "occupancy", "value_mass", "fit_functional", "mse", "clip",
+           "well_served", "projection_value", "affine_rank", "affine_maximiser", "affine_objective"]
 
 
 def to_mp(x):
