@@ -13,6 +13,9 @@ module                levels  what the levels check
 ``width_2n``          S P     the width-2n interpolant: interpolation, cap condition, Lip = √((2−s)/s)
 ``law``               E       trained nets on noise: certified Lipschitz brackets against √(n/m̄)
 ``value``             F       sup|f| ≤ 2 + 4L for nets fitting below the noise floor
+``fit_identity``      S F     Σ(y f − f²/2) ≥ εn/2 for f and clip∘f; ≥ εn/2 indices with y f ≥ ε/4 (SPEC §4)
+``affine_sup``        S P F   sup over affine z of y·z − ¼‖z‖² is yᵀPy at z = 2Py; E_y yᵀPy = rank [X 1]
+``forced_depth``      S F     Kσ ≤ ‖Σu_g‖ ≤ √(K(1 + (K−1)ν)); K ≤ (1 − ν)/(σ² − ν)
 ====================  ======  ==============================================================================
 
 Shared modules:
@@ -22,6 +25,7 @@ Shared modules:
   claims use;
 * ``strategies`` — Hypothesis strategies: degenerate arrangements (planted exactly) and adversarial nets;
 * ``rational`` — the exact rational constructions and the JSON case builder behind ``strategies``;
+* ``lemma_data`` — rational strategies and SymPy/mpmath references for the SPEC §4 lemmas;
 * ``oracles`` — independent references (ball brute force, S² probes, uniform sample), one copy each,
   sharing no code with :mod:`numerics.rob`;
 * ``exact_values`` — two-sided properties on families whose constant and rigidity ratio are known by hand
@@ -31,4 +35,5 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 :mod:`numerics._derived.rob`.
 """
 
-CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value")
+CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value",
+          "fit_identity", "affine_sup", "forced_depth")
