@@ -198,6 +198,11 @@ def _load(only: tuple[str, ...] | None = None) -> tuple[Spec, dict[str, Claim]]:
     return _LOADED[cache_key]
 
 
+def reset() -> None:
+    """Forget what was loaded, so that the next :func:`load_all` reads the spec (and its extra files) again."""
+    _LOADED.clear()
+
+
 def load_all(papers: Iterable[str] | None = None) -> dict[str, Claim]:
     """Every registered claim in spec order, of every paper or of the named ``papers`` only (their claim
     modules are imported once; any disagreement with the spec raises :class:`SpecError`)."""

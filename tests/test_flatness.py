@@ -411,8 +411,9 @@ def test_upsilon_star_is_a_beyond_claim_decided_by_every_bracket(flat_e):
     assert st["estimate"] == pytest.approx(min(ev.details["margins"]))
     crossing = flat.Bracket(dictionary=8, refinements=0, upper=1.0, lower=1.1, kappa=2.0)
     uncertified = flat.Bracket(dictionary=8, refinements=0, upper=1.0, lower=0.5, kappa=math.inf)
-    assert not upsilon_star._valid(crossing, 1 + 1e-12) and not upsilon_star._valid(uncertified, 1 + 1e-12)
-    assert upsilon_star._valid(flat.Bracket(8, 0, 1.0, 1.0, 2.0), 1 + 1e-12)
+    assert not upsilon_star.bracket_is_valid(crossing, 1 + 1e-12)
+    assert not upsilon_star.bracket_is_valid(uncertified, 1 + 1e-12)
+    assert upsilon_star.bracket_is_valid(flat.Bracket(8, 0, 1.0, 1.0, 2.0), 1 + 1e-12)
 
 
 def test_e_figures_follow_the_style(flat_e):

@@ -98,9 +98,9 @@ def _toy(tmp_path, *, spec_entry=True, levels="S, F", module_levels=("S", "F"), 
 @pytest.fixture
 def toy_env(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
-    registry._LOADED.clear()
+    registry.reset()
     yield tmp_path
-    registry._LOADED.clear()
+    registry.reset()
     for m in [m for m in sys.modules if m.startswith("toypaper")]:
         del sys.modules[m]
 
@@ -133,7 +133,7 @@ def test_spec_disagreements_are_errors(toy_env, monkeypatch, kind):
              "duplicate_id": "registered twice", "missing_module": "toypaper.answr does not exist",
              "planned_but_registered": "status is 'planned'"}[kind]
     monkeypatch.setenv(spec.EXTRA_ENV, str(_toy(toy_env, **kw)))
-    registry._LOADED.clear()
+    registry.reset()
     with pytest.raises(spec.SpecError, match=match):
         registry.load_all(["toy"])
 

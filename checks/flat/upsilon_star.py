@@ -37,7 +37,7 @@ STATEMENT = dict(
               "contradicted; a bound that is not certified (κ not finite, lower ≤ 0) → not reproduced")
 
 
-def _valid(b, slack: float) -> bool:
+def bracket_is_valid(b, slack: float) -> bool:
     finite = all(math.isfinite(v) for v in (b.lower, b.upper, b.kappa))
     return finite and b.kappa > 0 and b.lower > 0 and b.lower <= b.upper * slack
 
@@ -74,7 +74,7 @@ def level_E(ctx: Context) -> Outcome:
                                       "unrefined_64": [b64.lower, b64.upper]}
             all_brackets += [("relu/d=3/n=6", b64), ("relu/d=3/n=6", fin)]
             ok_order &= max(b64.lower, fin.lower) <= min(b64.upper, fin.upper) * slack
-    valid = [_valid(b, slack) for _, b in all_brackets]
+    valid = [bracket_is_valid(b, slack) for _, b in all_brackets]
     margins = [float((b.upper - b.lower) / b.upper) for _, b in all_brackets]
     crossing = (not ok_order) or any(math.isfinite(m) and m < -TOL["flat_bracket_order_rel"] for m in margins)
     verdict = ("reproduced" if all(valid) and ok_order else "contradicted" if crossing else "not reproduced")

@@ -60,8 +60,8 @@ import numpy as np
 import scipy.sparse as sp
 from flint import fmpq, fmpq_mat
 
-from numerics.rob.bracket_ia import TINY, U, _add, _gam, _mm, _norm_up, _sqrt_up, _up, shor_bound
-from numerics.rob.bracket_search import _Search
+from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up
+from numerics.rob.bracket_search import LowerSearch
 
 __all__ = ["Bracket", "certified_bracket"]
 
@@ -105,8 +105,8 @@ class _Net:
         # α_j = a_j W_j enclosed around its correctly rounded float: |fl(q) − q| ≤ u|fl(q)|(1 + u)
         self.Am = np.array([[float(Fraction(int(self.Aq[j, l].p), int(self.Aq[j, l].q))) for l in range(self.d)]
                             for j in range(self.m)], float).reshape(self.m, self.d)
-        self.Ar = _up(2 * U * np.abs(self.Am))
-        self.v_rad = _up(2 * U * np.abs(np.asarray(v, float)))
+        self.Ar = round_up(2 * U * np.abs(self.Am))
+        self.v_rad = round_up(2 * U * np.abs(np.asarray(v, float)))
         # Farkas pruning evaluates the hyperplanes in floats: only sound when W and b are exact floats
         self.hyper_exact = all(_exact_float(t) for row in Wx for t in row) and all(_exact_float(t) for t in bx)
         self.nW = np.linalg.norm(W, axis=1)
@@ -164,10 +164,10 @@ class _Net:
         """Rigorous upper bounds of ‖g‖ for all 2^k patterns of the free units Ui."""
         k = len(Ui)
         S = ((np.arange(2 ** k)[:, None] >> np.arange(k)[None]) & 1).astype(float)  # (2^k, k)
-        Gm, Gr = _mm(S, np.zeros_like(S), self.Am[Ui], self.Ar[Ui]) if k else (np.zeros((1, self.d)),) * 2
-        Gm, Gr = _add(Gm, Gr, cm[None], cr[None])
+        Gm, Gr = iv_matmul(S, np.zeros_like(S), self.Am[Ui], self.Ar[Ui]) if k else (np.zeros((1, self.d)),) * 2
+        Gm, Gr = iv_add(Gm, Gr, cm[None], cr[None])
         X = np.abs(Gm) + Gr
-        ub = _up(np.sqrt(np.sum(X * X, axis=1)), self.d + 4)
+        ub = round_up(np.sqrt(np.sum(X * X, axis=1)), self.d + 4)
         return S.astype(bool), ub, Gm, Gr
 
     # ---------- SOCP ----------
@@ -216,12 +216,12 @@ class _Net:
         if not self.hyper_exact:
             return -math.inf
         ys = y * sg
-        zm, zr = _mm(ys[None], np.zeros((1, len(y))), self.W[idx])
-        Tm, Tr = _mm(ys[None], np.zeros((1, len(y))), self.b[idx])
-        dm, dr = _add(gm, gr, -zm[0], zr[0])
+        zm, zr = iv_matmul(ys[None], np.zeros((1, len(y))), self.W[idx])
+        Tm, Tr = iv_matmul(ys[None], np.zeros((1, len(y))), self.b[idx])
+        dm, dr = iv_add(gm, gr, -zm[0], zr[0])
         T_up = float(Tm[0]) + float(Tr[0])
         T_up = T_up + 4 * U * abs(T_up) + TINY
-        N_up = _up(self.R * _norm_up(dm, dr))
+        N_up = round_up(self.R * norm_up(dm, dr))
         return -T_up - N_up - 4 * U * (abs(T_up) + N_up) - TINY   # minus the rounding of -T_up - N_up
 
     def farkas(self, idx, sg, y):
@@ -232,11 +232,11 @@ class _Net:
         if not self.hyper_exact:
             return self.farkas_exact(idx, sg, y)
         ys = y * sg
-        zm, zr = _mm(ys[None], np.zeros((1, len(y))), self.W[idx])
-        Tm, Tr = _mm(ys[None], np.zeros((1, len(y))), self.b[idx])
+        zm, zr = iv_matmul(ys[None], np.zeros((1, len(y))), self.W[idx])
+        Tm, Tr = iv_matmul(ys[None], np.zeros((1, len(y))), self.b[idx])
         T_up = float(Tm[0]) + float(Tr[0])
         T_up = T_up + 4 * U * abs(T_up) + TINY              # upper bound of T despite the rounding of +
-        N_up = _up(self.R * _norm_up(zm[0], zr[0]))
+        N_up = round_up(self.R * norm_up(zm[0], zr[0]))
         return T_up + N_up + 4 * U * (abs(T_up) + N_up) + TINY < 0 or self.farkas_exact(idx, sg, y)
 
     def farkas_exact(self, idx, sg, y):
@@ -295,13 +295,13 @@ class _Net:
         k = len(Ui)
         Aum, Aur = self.Am[Ui], self.Ar[Ui]
         one = np.ones(k)
-        sm, sr = one @ Aum, _up(one @ Aur + _gam(k) * (one @ np.abs(Aum)), 2 * k + 8)
-        c0m, c0r = _add(cm, cr, 0.5 * sm, 0.5 * sr)
-        tri = _up(_norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
+        sm, sr = one @ Aum, round_up(one @ Aur + gamma_n(k) * (one @ np.abs(Aum)), 2 * k + 8)
+        c0m, c0r = iv_add(cm, cr, 0.5 * sm, 0.5 * sr)
+        tri = round_up(norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
         if k == 0:
-            return min(tri, _norm_up(c0m, c0r)), V
+            return min(tri, norm_up(c0m, c0r)), V
         Bm = np.hstack([c0m[:, None], 0.5 * Aum.T])
-        Br = np.hstack([c0r[:, None], _up(0.5 * Aur.T)])
+        Br = np.hstack([c0r[:, None], round_up(0.5 * Aur.T)])
         sh, V = shor_bound(Bm, Br, V, iters)
         return min(tri, sh), V
 
@@ -317,9 +317,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     net.deadline = deadline
     m, d, Rr = net.m, net.d, net.R
     rng = np.random.default_rng(seed)
-    net.nAup = _up(np.sqrt(np.sum((np.abs(net.Am) + net.Ar) ** 2, axis=1)), d + 4)
+    net.nAup = round_up(np.sqrt(np.sum((np.abs(net.Am) + net.Ar) ** 2, axis=1)), d + 4)
     net.all_idx = np.arange(m)
-    srch = _Search(net, rng, deadline)
+    srch = LowerSearch(net, rng, deadline)
     best = srch.best
     last = [t0]
     nodes = [0]
@@ -430,7 +430,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     dl = max(dl, net.dual_low(idx, sg, r3[2], sgn * Gm[i], Gr[i]))
             V2 = V
             if dl > 0:
-                V2 = min(V, _sqrt_up(_up(_up(V * V) - dl * dl * (1 - 8 * U))))
+                V2 = min(V, sqrt_up(round_up(round_up(V * V) - dl * dl * (1 - 8 * U))))
             heapq.heappush(h, (-V2, i, True))
         return 0.0
 
@@ -471,7 +471,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         Uc, Vc = order[depth + 1:], np.delete(V, 1, axis=0)
         for s in (0, 1):
             sg = np.append(signs, 1.0 if s else -1.0)
-            ccm, ccr = _add(cm, cr, net.Am[j], net.Ar[j]) if s else (cm, cr)
+            ccm, ccr = iv_add(cm, cr, net.Am[j], net.Ar[j]) if s else (cm, cr)
             cb, cV = net.node_bound(ccm, ccr, Uc, Vc)
             cb = min(cb, bd)                        # the child's gradients are among the parent's
             if cb <= best["low"] * (1 + rel_gap):   # closed by its bound: no feasibility test needed

@@ -26,39 +26,39 @@ U = 2.0 ** -53
 TINY = 1e-300
 
 
-def _gam(n):
+def gamma_n(n):
     return n * U / (1 - n * U)
 
 
-def _up(x, n=4):
-    return x * (1 + _gam(n + 2)) + TINY * (n + 2)
+def round_up(x, n=4):
+    return x * (1 + gamma_n(n + 2)) + TINY * (n + 2)
 
 
-def _mm(Am, Ar, Bm, Br=None):
+def iv_matmul(Am, Ar, Bm, Br=None):
     """Enclosure of the product of [Am ± Ar] and [Bm ± Br] (Br None: B exact)."""
     n = Am.shape[-1]
     Cm = Am @ Bm
     aA, aB = np.abs(Am), np.abs(Bm)
-    Cr = Ar @ aB + _gam(n) * (aA @ aB)
+    Cr = Ar @ aB + gamma_n(n) * (aA @ aB)
     if Br is not None:                  # Σ_k Ar_ik Br_kj ≤ (Σ_k Ar_ik)·max_k Br_kj: no subnormal matmul
         rr = np.multiply.outer(np.sum(Ar, axis=-1), np.max(Br, axis=0)) if Ar.ndim == 2 and Br.ndim == 2 \
             else Ar @ Br
-        Cr = Cr + aA @ Br + _up(rr, n)
-    return Cm, _up(Cr, 2 * n + 8)
+        Cr = Cr + aA @ Br + round_up(rr, n)
+    return Cm, round_up(Cr, 2 * n + 8)
 
 
-def _add(am, ar, bm, br):
+def iv_add(am, ar, bm, br):
     m = am + bm
-    return m, _up(ar + br + U * np.abs(m))
+    return m, round_up(ar + br + U * np.abs(m))
 
 
-def _norm_up(m, r):
+def norm_up(m, r):
     x = np.abs(m) + r
-    return _up(math.sqrt(float(np.sum(x * x))), x.size + 4)
+    return round_up(math.sqrt(float(np.sum(x * x))), x.size + 4)
 
 
-def _sqrt_up(x):
-    return _up(math.sqrt(max(x, 0.0)))
+def sqrt_up(x):
+    return round_up(math.sqrt(max(x, 0.0)))
 
 
 def _lam_up(Hm, Hr, q=8):
@@ -69,11 +69,11 @@ def _lam_up(Hm, Hr, q=8):
         if s == 0.0:
             return 0.0
         e = math.frexp(s)[1]
-        Hm, Hr = np.ldexp(Hm, -e), _up(np.ldexp(Hr, -e))
+        Hm, Hr = np.ldexp(Hm, -e), round_up(np.ldexp(Hr, -e))
         S += e
-        Hm, Hr = _mm(Hm, Hr, Hm, Hr)
+        Hm, Hr = iv_matmul(Hm, Hr, Hm, Hr)
         S *= 2
-    F = _norm_up(Hm, Hr)
+    F = norm_up(Hm, Hr)
     if F == 0.0:
         return 0.0
     val = (arb(2) ** (arb(S) / 2 ** q)) * (arb(F) ** (arb(1) / 2 ** q))
@@ -98,9 +98,9 @@ def shor_bound(Bm, Br, V, iters=15, q=10):
         return math.inf, V
     w = 1.0 / np.maximum(D, 1e-12 * top)                     # any w > 0 is valid
     BWm = Bm * w
-    BWr = _up(Br * w + U * np.abs(BWm))
-    Hm, Hr = _mm(BWm, BWr, Bm.T, Br.T)
+    BWr = round_up(Br * w + U * np.abs(BWm))
+    Hm, Hr = iv_matmul(BWm, BWr, Bm.T, Br.T)
     lam = _lam_up(Hm, Hr, q)
-    S = _up(float(np.sum(1.0 / w)) * (1 + 2 * U), w.size + 4)
-    ub = _sqrt_up(_up(lam * S))
+    S = round_up(float(np.sum(1.0 / w)) * (1 + 2 * U), w.size + 4)
+    ub = sqrt_up(round_up(lam * S))
     return (ub if math.isfinite(ub) else math.inf), V

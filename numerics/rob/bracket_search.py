@@ -1,6 +1,6 @@
 r"""Lower end of :func:`numerics.rob.bracket.certified_bracket`: a search for a cell of large gradient.
 
-Nothing here is trusted: every candidate is a float point handed to :meth:`_Search.offer`, which turns it
+Nothing here is trusted: every candidate is a float point handed to :meth:`LowerSearch.offer`, which turns it
 into an exact rational point (ball: the float itself; sphere: an exact inverse stereographic image) and
 evaluates its signs and value exactly (:meth:`numerics.rob.bracket._Net.exact`); only then may `lower`
 rise. Moves:
@@ -25,7 +25,7 @@ import numpy as np
 from flint import fmpq
 
 
-class _Search:
+class LowerSearch:
     def __init__(self, net, rng, deadline):
         self.net, self.rng, self.deadline = net, rng, deadline
         self.sphere, self.R, self.d = net.sphere, net.R, net.d
