@@ -23,10 +23,10 @@ import sympy as sp
 from proofs.common import is_zero
 
 
-def affine_sup() -> dict[str, bool]:
+def affine_sup(n: int = 3, p: int = 2) -> dict[str, bool]:
     out: dict[str, bool] = {}
     # symbolic: A is n × p of full column rank p (a basis of col A); G = AᵀA invertible, P = A G⁻¹ Aᵀ.
-    n, p = 3, 2
+    # (n, p) = (3, 2) by default; a quick smoke run uses (2, 1)
     A = sp.Matrix(n, p, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
     y = sp.Matrix(n, 1, lambda i, _: sp.Symbol(f"y{i}", real=True))
     w = sp.Matrix(p, 1, lambda i, _: sp.Symbol(f"w{i}", real=True))
