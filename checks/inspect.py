@@ -188,14 +188,14 @@ def _header_rows(path: Path) -> int:
 def ws_section(model, X, y, log) -> dict[str, Any]:
     from scipy.sparse.linalg import LinearOperator, eigsh
 
-    from numerics.interop import unpack
+    from numerics.interop import ce_hessian_moments_from_module, unpack
     from numerics.ws import lambda_sup_grad, ws_bounds
     from numerics.ws.reference import hvp_operator
 
     net = unpack(model)
     if not set(np.unique(y)) <= {0.0, 1.0}:
         raise InputError("ws: binary cross-entropy needs labels y in {0, 1}")
-    m = ce_hessian_moments_module(model, X, y)
+    m = ce_hessian_moments_from_module(model, X, y)
     B = ws_bounds(m.trace, m.trace_sq, m.dim)
     bias = net.b is not None or net.c is not None
     W, b = net.W, (net.b if net.b is not None else np.zeros(len(net.W))) if bias else None
@@ -209,9 +209,8 @@ def ws_section(model, X, y, log) -> dict[str, Any]:
         return hvp(torch.as_tensor(np.asarray(x, float).reshape(D, -1))).numpy().reshape(np.shape(x))
 
     op = LinearOperator((D, D), matvec=mv, matmat=mv, dtype=np.float64)
-    k = min(D - 1, 1) or 1
     if D >= 3:
-        vals, vecs = eigsh(op, k=k, which="LA", tol=1e-12)
+        vals, vecs = eigsh(op, k=1, which="LA", tol=1e-12)
         lmax, vec = float(vals[-1]), vecs[:, -1]
     else:
         Hd = np.column_stack([mv(e) for e in np.eye(D)])
@@ -227,12 +226,6 @@ def ws_section(model, X, y, log) -> dict[str, Any]:
             "lambda_sup": B.lmax_upper, "lmax_lower_bound": B.lmax_lower, "lmin_lower_bound": B.lmin_lower,
             "lmin_upper_bound": B.lmin_upper, "lambda_max": lmax, "lambda_max_residual": resid,
             "grad_lambda_sup_norm": gnorm, "note": net.note}
-
-
-def ce_hessian_moments_module(model, X, y):
-    from numerics.interop import ce_hessian_moments_from_module
-
-    return ce_hessian_moments_from_module(model, X, y)
 
 
 def flat_section(model, X, y) -> dict[str, Any]:

@@ -77,11 +77,9 @@ def _g(x) -> str:
         return str(x)
 
 
-def claim_entry(c: Claim, mine: dict[str, Evidence], run: dict[str, Any]) -> dict[str, Any]:
-    from checks.registry import spec
-
+def claim_entry(c: Claim, mine: dict[str, Evidence], run: dict[str, Any], claims_spec) -> dict[str, Any]:
     levels = {lv: mine[lv].to_json() for lv in LEVELS if lv in mine}
-    entry = spec().claims.get(c.id)
+    entry = claims_spec.get(c.id)
     return {
         "id": c.id,
         "paper": c.paper,
@@ -97,12 +95,15 @@ def claim_entry(c: Claim, mine: dict[str, Evidence], run: dict[str, Any]) -> dic
 
 
 def build(claims: Sequence[Claim], evidence: Sequence[Evidence], meta: dict[str, Any]) -> dict[str, Any]:
+    from checks.registry import spec
+
     run = {k: meta.get(k) for k in ("seed", "quick", "budget")}
+    claims_spec = spec().claims  # read once, not once per claim
     out = []
     for c in claims:
         mine = {e.level: e for e in evidence if e.claim == c.id}
         if mine:
-            out.append(claim_entry(c, mine, run))
+            out.append(claim_entry(c, mine, run, claims_spec))
     return finish({"schema": SCHEMA, "claims": out, "meta": jsonable(meta)})
 
 

@@ -222,7 +222,7 @@ def ce_hessian_moments_from_module(model, X, y, **kw):
     b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
     c = float(net.c[0]) if net.c is not None else (0.0 if bias else None)
     out = ce_hessian_moments(net.W, b, net.V[0], c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
-    object.__setattr__(out, "source", net) if _frozen(out) else setattr(out, "source", net)
+    object.__setattr__(out, "source", net)  # the result may be a frozen dataclass
     return out
 
 
@@ -253,7 +253,3 @@ def lipschitz_from_module(model, domain, **kw):
     c = float(net.c[0]) if net.c is not None else 0.0
     return lipschitz((net.W, b, net.V[0], np.zeros(d), c), domain, activation=psi, **kw)
 
-
-def _frozen(obj) -> bool:
-    params = getattr(type(obj), "__dataclass_params__", None)
-    return bool(params is not None and params.frozen)

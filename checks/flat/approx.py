@@ -19,7 +19,6 @@ from checks.flat.experiments import (
     fmt_ci,
     geometric_interval,
     grid_axis,
-    log_axis,
     loglog_slope,
     streams,
 )
@@ -137,7 +136,7 @@ def _figure(ctx: Context, ns, R_odd, R_even, no_decrease: StatementTest, control
     figures.rate_line(ax, x, 0.0, through=(x[0], float(gm_odd[0])), label="paper: no decrease (slope 0)")
     ax.axhline(1, color="k", lw=0.8, ls=":", label="zero predictor (the parity floor for the odd f*)")
     ax.set_xlim(x[0] / 1.15, x[-1] * 1.15)
-    log_axis(ax, "y")
+    figures.log_axis(ax, "y")
     grid_axis(ax, ns)
     ax.set(xlabel="sample size n (samples)", ylabel="population loss / zero predictor's  (dimensionless)",
            title=f"flattest quadratic-net interpolator\ngeometric mean over {R_odd.shape[0]} seeds, 95% CI")

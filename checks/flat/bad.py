@@ -21,7 +21,6 @@ from checks.flat.experiments import (
     fmt_ci,
     geometric_interval,
     grid_axis,
-    log_axis,
     loglog_slope,
     streams,
 )
@@ -162,7 +161,7 @@ def _figure(ctx: Context, ns: dict, ratios: dict, tests: dict) -> str:
                               label=f"paper n^{C[act] / (C[act] + 1):.2f}" if j == 0 else None)
         ax.axhline(1, color="k", lw=0.8, ls=":")
         ax.set_xlim(x[0] / 1.2, x[-1] * 1.2)
-        log_axis(ax, "y")
+        figures.log_axis(ax, "y")
         grid_axis(ax, ns[act])
         ax.set(xlabel="sample size n (samples)", ylabel=f"{UPS}(alignment ≤ ρ) / {UPS}(flattest)  (dimensionless)",
                title=f"{NAMES[act]} net (c = {C[act]:g}): geometric mean, 95% CI")

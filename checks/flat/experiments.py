@@ -74,18 +74,10 @@ def geometric_interval(per_seed_ratios: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.exp(est[:, 0]), np.exp(est[:, 1]), np.exp(est[:, 2])
 
 
-def log_axis(ax, which: str = "both") -> None:
-    """:func:`checks.figures.log_axis`, with every major tick labelled: matplotlib's log formatter otherwise
-    drops some of them on short axes (between 0.4 and 1 decade it labels 2 but not 5)."""
-    figures.log_axis(ax, which)
-    for name in ("x", "y") if which == "both" else (which,):
-        (ax.xaxis if name == "x" else ax.yaxis).get_major_formatter().minor_thresholds = (np.inf, np.inf)
-
-
 def grid_axis(ax, grid, which: str = "x") -> None:
-    """A log axis over a grid of sizes (n, dictionary sizes): :func:`log_axis`, then a labelled tick at every
-    grid value (plain integers), so that each measured point can be read off."""
-    log_axis(ax, which)
+    """A log axis over a grid of sizes (n, dictionary sizes): :func:`checks.figures.log_axis`, then a labelled tick
+    at every grid value (plain integers), so that each measured point can be read off."""
+    figures.log_axis(ax, which)
     axis = ax.xaxis if which == "x" else ax.yaxis
     axis.set_major_locator(FixedLocator([float(g) for g in grid]))
     axis.set_major_formatter(FixedFormatter([f"{g:g}" for g in grid]))

@@ -14,7 +14,7 @@ from matplotlib.ticker import NullLocator
 
 from checks import figures
 from checks.evidence import Outcome
-from checks.flat.experiments import UPS, blas_one_thread, case_label, directions, fmt_ci, log_axis, spearman, streams
+from checks.flat.experiments import UPS, blas_one_thread, case_label, directions, fmt_ci, spearman, streams
 from checks.registry import Context
 from checks.stats import MIN_SEEDS, StatementTest, combine
 from checks.tol import TOL
@@ -159,7 +159,7 @@ def _figures(ctx: Context, points: dict, tests: dict, weaker: StatementTest) -> 
         P = np.array([p for ps in points[key] for p in ps])
         keep, dropped = figures.floor_positive(P[:, 2])
         sc = ax.scatter(P[keep, 1], P[keep, 2], c=P[keep, 0], cmap="viridis", vmin=0, vmax=1, s=12)
-        log_axis(ax)
+        figures.log_axis(ax)
         for axis in (ax.xaxis, ax.yaxis):  # many decades: the labelled decades suffice, and 6 panels draw faster
             axis.set_minor_locator(NullLocator())
         t = tests[key]

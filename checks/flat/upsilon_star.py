@@ -16,7 +16,7 @@ import numpy as np
 
 from checks import figures
 from checks.evidence import Outcome
-from checks.flat.experiments import UPS, blas_one_thread, grid_axis, log_axis
+from checks.flat.experiments import UPS, blas_one_thread, grid_axis
 from checks.registry import Context
 from checks.stats import StatementTest
 from checks.tol import TOL
@@ -121,7 +121,7 @@ def _figure(ctx: Context, curves: dict, finals: dict) -> str:
                     ms=9, capsize=3, color=col, label=f"{key}: refined [{fin['lower']:.5g}, {fin['upper']:.5g}] "
                                                       f"({fin['directions']} directions)")
     ax.set_yscale("log")
-    log_axis(ax, "y")
+    figures.log_axis(ax, "y")
     grid_axis(ax, sorted({c[0] for cv in curves.values() for c in cv}))
     ax.set(xlabel="directions in the dictionary (count)", ylabel=f"bounds on {UPS}* (dimensionless)",
            title=f"certified bracket on {UPS}* (d = 2, p = 1)\n★: after the exchange steps")
