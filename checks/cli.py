@@ -28,6 +28,26 @@ def _levels(text: str) -> tuple[str, ...]:
     return out
 
 
+def _jobs(text: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be a positive number of processes; got {text!r}")
+    return k
+
+
+def default_jobs() -> int:
+    """The usable cores (the affinity mask, not the machine's count), at most 2: the levels are few and
+    uneven, so more processes mostly add memory."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(2, n))
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="shallow-proofs", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -48,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="smoke run (< 60 s): small experiments, written to verify-quick.*; not evidence")
         s.add_argument("--no-progress", action="store_true",
                        help="no progress bars: one line per level, and a progress line every 15 s")
+        s.add_argument("--jobs", type=_jobs, default=None, metavar="K",
+                       help="claim levels run in K worker processes (default: the usable cores, at most 2); "
+                            "the report is the same for every K")
     sub.add_parser("list", help="list claims (implemented and planned) and their levels")
     s = sub.add_parser("show", help="show one claim")
     s.add_argument("id")
@@ -126,23 +149,37 @@ def _run(args) -> int:
             f.unlink()
     say = console.print if interactive else (lambda s: print(s, file=sys.stderr, flush=True))
     console.print(report.run_line(meta))
-    evidence = []
+    n_jobs = min(args.jobs or default_jobs(), len(jobs))
+    ctx_args = dict(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick)
+    pool = None
+    if n_jobs > 1:  # the workers fork here, before the progress and heartbeat threads exist
+        from checks.parallel import LevelPool
+
+        pool = LevelPool(jobs, ctx_args, n_jobs, log=None if interactive else say,
+                         history=args.report_dir / f"{stem}.json")
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, disable=not interactive, transient=True) as prog, \
             _Heartbeat(say) as beat:
-        ctx = Context(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick,
-                      progress=prog if interactive else None, log=None if interactive else say)
         task = prog.add_task("verify", total=len(jobs))
-        for i, (c, lv) in enumerate(jobs, 1):
-            prog.update(task, description=f"{c.id} [{lv}]")
-            beat.start(f"{c.id} {lv}")
-            ev = c.run(lv, ctx)
-            beat.start("")
-            evidence.append(ev)
+
+        def done(i: int, ev) -> None:
             mark = ("[green]pass[/]" if ev.passed else "[red]FAIL[/]") if interactive else \
                 ("pass" if ev.passed else "FAIL")
-            say(f"[{i}/{len(jobs)}] {mark} {c.id} {lv} · {ev.verdict} ({ev.seconds:.1f} s): {ev.summary}")
+            say(f"[{i}/{len(jobs)}] {mark} {ev.claim} {ev.level} · {ev.verdict} ({ev.seconds:.1f} s): {ev.summary}")
             prog.advance(task)
+
+        if pool is None:
+            ctx = Context(**ctx_args, progress=prog if interactive else None, log=None if interactive else say)
+            evidence = []
+            for i, (c, lv) in enumerate(jobs, 1):
+                prog.update(task, description=f"{c.id} [{lv}]")
+                beat.start(f"{c.id} {lv}")
+                evidence.append(c.run(lv, ctx))
+                beat.start("")
+                done(i, evidence[-1])
+        else:
+            prog.update(task, description=f"verify ({n_jobs} processes)")
+            evidence = pool.collect(done=done, beat=beat)
     rep = report.build(claims, evidence, meta)
     jp, mp = report.write(rep, args.report_dir, stem, partial=partial)
     report.table(json.loads(jp.read_text()), Console())

@@ -56,6 +56,34 @@ class Property:
 
 PROPERTIES: dict[str, Property] = {}
 
+# Hypothesis draws part of its examples from the constants in the *local* modules loaded at the time
+# (``hypothesis.internal.conjecture.providers._get_local_constants``: every module outside site-packages,
+# so all of checks, numerics and proofs). Which of those are loaded depends on which claims ran before, so a
+# property's examples would depend on the run's order and selection: ``verify --claims X`` and the full run
+# would draw different cases, and so would two worker processes. Loading every module of the three packages
+# before the first example makes the pool a function of the source tree alone. Left out: entry points
+# (``__main__``) and the modules that need an optional extra (the bench's peers, the Dask campaign).
+_NOT_PRELOADED = ("checks.bench", "checks.campaign")
+_preloaded = False
+
+
+def preload_local_modules() -> None:
+    """Import every module of checks, numerics and proofs once (see the comment above); idempotent."""
+    global _preloaded
+    if _preloaded:
+        return
+    import importlib
+    import pkgutil
+
+    for pkg in ("checks", "numerics", "proofs"):
+        root = importlib.import_module(pkg)
+        for info in sorted(pkgutil.walk_packages(root.__path__, pkg + "."), key=lambda i: i.name):
+            name = info.name
+            if name.rsplit(".", 1)[-1] == "__main__" or name.startswith(_NOT_PRELOADED):
+                continue
+            importlib.import_module(name)
+    _preloaded = True
+
 
 def replay(path: Path) -> dict[str, Any]:
     """Re-run both stages on a saved reproducer; returns the fresh margins."""
@@ -139,6 +167,7 @@ def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
 def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
             out_dir: Path | str | None = None) -> FalsifyResult:
     """Search for a confirmed counterexample to ``prop`` with ``budget`` Hypothesis examples."""
+    preload_local_modules()
     res = FalsifyResult(prop.name)
     out_dir = None if out_dir is None else Path(out_dir)
     n = int(budget if budget is not None else prop.budget)
