@@ -226,3 +226,20 @@ def test_no_bias_variant_rejects_a_bias():
 def test_ws_bounds_bad_input(args, match):
     with pytest.raises(ValueError, match=match):
         ws_bounds(*args)
+
+
+def test_kth_bounds_keep_full_precision_at_50_digits():
+    """The k-th eigenvalue bounds of an mpmath ws_bounds are exact to its precision: the ratios
+    (k−1)/(D−k+1) and (D−k)/k were once Python floats (≈ 1e-17 relative), wrong past digit 16."""
+    import mpmath
+
+    from numerics.ws.moments import ws_bounds
+
+    with mpmath.workdps(50):
+        tr, tr2, D = mpmath.mpf(10), mpmath.mpf(31), 7
+        m = tr / D
+        s = mpmath.sqrt(tr2 / D - m**2)
+        for k in (2, 3, 6):
+            lo, hi = ws_bounds(tr, tr2, D).kth(k)
+            assert abs(lo - (m - s * mpmath.sqrt(mpmath.mpf(k - 1) / (D - k + 1)))) < mpmath.mpf(10) ** -48
+            assert abs(hi - (m + s * mpmath.sqrt(mpmath.mpf(D - k) / k))) < mpmath.mpf(10) ** -48

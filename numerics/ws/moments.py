@@ -68,12 +68,12 @@ class WSBounds:
         D = self.dim
         if not (isinstance(k, int | np.integer) and 1 <= k <= D):
             raise ValueError(f"k must be an integer in 1..{D}, got {k!r}")
-        sqrt = _sqrt_like(self.std)
-        return (self.mean - self.std * sqrt((k - 1) / (D - k + 1)), self.mean + self.std * sqrt((D - k) / k))
-
-
-def _sqrt_like(x):
-    return mpmath.sqrt if isinstance(x, mpmath.mpf) else np.sqrt
+        k = int(k)
+        if isinstance(self.std, mpmath.mpf):  # the ratios in the bound's own precision, not as Python floats
+            lo, hi = mpmath.sqrt(mpmath.mpf(k - 1) / (D - k + 1)), mpmath.sqrt(mpmath.mpf(D - k) / k)
+        else:
+            lo, hi = np.sqrt((k - 1) / (D - k + 1)), np.sqrt((D - k) / k)
+        return self.mean - self.std * lo, self.mean + self.std * hi
 
 
 def ws_bounds(trace, trace_sq, dim: int) -> WSBounds:
