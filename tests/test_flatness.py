@@ -471,3 +471,23 @@ def test_blas_one_thread_restores_the_thread_counts():
     with blas_one_thread():
         assert [g() for g in getters] == [1] * len(getters)
     assert [g() for g in getters] == before
+
+
+def test_flattest_outer_weights_survive_tiny_directions():
+    """Υ and the flattest b do not depend on the scale of the directions. With a direction scaled by 1e-150
+    (‖θ‖² ≈ 1e-300 for the quadratic) the weights a_j = b_j/‖θ_j‖^c are huge but finite and Υ is the
+    unscaled one; at 1e-160 a_j is not a float64 and the error says so, instead of returning NaN."""
+    from numerics.flat.duality import flattest_outer_weights
+
+    rng = np.random.default_rng(1)
+    X, Th = rng.standard_normal((5, 3)), rng.standard_normal((12, 3))
+    y = X[:, 0] ** 2
+    ref = flattest_outer_weights(Th, X, y, "quadratic")
+    small = Th.copy()
+    small[3] *= 1e-150
+    res = flattest_outer_weights(small, X, y, "quadratic")
+    assert np.isfinite(res.a).all() and np.isfinite(res.value)
+    assert res.value == pytest.approx(ref.value, rel=1e-9) and res.dual_value <= res.value * (1 + 1e-9)
+    small[3] *= 1e-10
+    with pytest.raises(ValueError, match="direction 3 .* not a finite float64"):
+        flattest_outer_weights(small, X, y, "quadratic")

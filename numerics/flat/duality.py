@@ -24,7 +24,7 @@ import scipy.linalg as sla
 from numerics._derived import flat as derived
 from numerics.flat.activations import get_activation
 from numerics.flat.inputs import check_inputs
-from numerics.flat.trace import network, neuron_moments, upsilon
+from numerics.flat.trace import network, neuron_moments
 from numerics.flat.weighted_l1 import interpolates, lstsq_correct, shifted_cholesky, weighted_l1_min
 
 __all__ = ["InvariantForm", "invariant_form", "DUAL_ROUNDING", "dual_objective", "FlattestResult", "certify_nu_p1",
@@ -369,8 +369,16 @@ def flattest_outer_weights(Theta, X, y, activation, *, method: FlattestMethod = 
         bl, nu, solver = _solve_pgt1(Phi, v["y"], om, p, method)
     b = np.zeros(m)
     b[live] = bl
-    a_ = b / inv.norms**act.c
-    value = upsilon(a_, v["Theta"], v["X"], act)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a_ = np.where(b == 0, 0.0, b / inv.norms**act.c)  # an unused direction gets 0, whatever its norm
+    bad = np.flatnonzero(~np.isfinite(a_))
+    if bad.size:  # ‖θ_j‖^c under- or overflowed float64: a_j = b_j/‖θ_j‖^c is not representable
+        j = int(bad[0])
+        raise ValueError(f"the flattest outer weight of direction {j} (‖θ_{j}‖ = {inv.norms[j]:.3e}) is b_j/‖θ_j‖^c "
+                         f"with b_j = {b[j]:.3e}, which is not a finite float64; rescale Theta (the directions, "
+                         "and hence Υ and the flattest b, do not depend on the scale)")
+    # Υ in the scale-free variables b (equal to upsilon(a_, Θ) to rounding, which overflows for tiny θ_j)
+    value = float(np.sum(inv.omega * np.abs(b) ** p))
     dual = dual_objective(nu, Phi, v["y"], om, p)
     resid = float(np.max(np.abs(network(a_, v["Theta"], v["X"], act) - v["y"])))
     return FlattestResult(a_, b, value, dual, nu, p, inv.omega, resid, solver,
