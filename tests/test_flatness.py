@@ -268,15 +268,22 @@ def test_bracket_orders_and_rejects_unsupported():
         flat.certify_circle(np.ones(5), rng.normal(size=(5, 3)), "relu")
 
 
-@pytest.mark.xfail(strict=True, reason="certify_circle returns κ = ∞ on this dataset (rng 8, n = 5, K = 32, already "
-                   "before any refinement), so Bracket.lower is the vacuous 0 that 'lower ≤ upper' passes; reported, "
-                   "remove this mark when the certificate is finite")
 def test_bracket_lower_end_is_not_vacuous():
     """The other side of ``b.lower <= b.upper``: a certified lower end of 0 (κ = ∞) passes it for any upper end."""
     rng = _rng(8)
     X, y = rng.normal(size=(5, 2)), rng.normal(size=5)
     (b,) = flat.upsilon_star_bracket(X, y, "relu", (32,), refine=4)
     assert math.isfinite(b.kappa) and 0 < b.lower <= b.upper
+    # the data lie in a half-plane, so one arc has a single live point: there the ratio is constant and its
+    # end points are 0/0 (which once gave κ = ∞). Dense sampling of the whole circle agrees with κ.
+    nu = rng.normal(size=5)
+    cert = flat.certify_circle(nu, X, "relu")
+    ang = np.linspace(0, 2 * np.pi, 400_001)
+    inv = flat.invariant_form(np.stack([np.cos(ang), np.sin(ang)], axis=1), X, "relu")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sampled = np.nanmax(np.abs(inv.Phibar.T @ nu) / inv.omega)
+    assert math.isfinite(cert.kappa) and sampled <= cert.kappa * (1 + 1e-12)
+    assert sampled == pytest.approx(cert.kappa, rel=1e-6)
 
 
 def test_certify_sphere_against_dense_sampling():

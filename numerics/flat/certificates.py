@@ -88,6 +88,16 @@ def certify_circle(nu, X, activation, dps: int = 50) -> CircleCertificate:
             # is (u² + 1)(αu + β) = 0, α = a1 n01 − a0 n11, β = a1 n00 − a0 n01, i.e. t ∝ ±adj(N) v.
             a0, a1 = v
             n00, n01, n11 = N[0][0], N[0][1], N[1][1]
+            live = [i for i in range(n) if slopes[i] != 0]
+            if _all_parallel([X[i] for i in live]):
+                # ω² ∝ (t·x̂)² and Φ̄ᵀν = (v·t) with v ∥ x̂: the ratio is constant on the arc, and its end
+                # points are 0/0 limits (evaluating them there gave κ = ∞); the value is the one at mid
+                cell_best = ratio(mid) if live else mpmath.mpf(0)
+                local.append((float(mid % two_pi), float(mpmath.sqrt(cell_best))))
+                if cell_best > best:
+                    best, arg = cell_best, mid
+                continue
+            # two non-parallel live points: ω > 0 on the closed arc, so every candidate is a finite value
             cands = [lo, hi]
             w0, w1 = n11 * a0 - n01 * a1, n00 * a1 - n01 * a0
             if w0 != 0 or w1 != 0:
@@ -105,6 +115,15 @@ def certify_circle(nu, X, activation, dps: int = 50) -> CircleCertificate:
             if cell_best > best:
                 best, arg = cell_best, cell_arg
         return CircleCertificate(float(mpmath.sqrt(best)), len(arcs), float(arg % two_pi), tuple(local))
+
+
+def _all_parallel(points) -> bool:
+    """Whether the float64 points in R² all lie on one line through 0, decided exactly (each cross product
+    x_i × x_0 in rationals: float64 entries are binary rationals)."""
+    from fractions import Fraction
+
+    pts = [(Fraction(float(p[0])), Fraction(float(p[1]))) for p in points]
+    return all(p[0] * pts[0][1] - p[1] * pts[0][0] == 0 for p in pts[1:])
 
 
 @dataclass(frozen=True)
