@@ -301,13 +301,26 @@ def softmax_hessian_mpmath(W, b, V, c, X, y, activation="tanh", *, bias=True, dp
     """The dense softmax-CE Hessian at ``dps`` digits from SymPy derivatives of the net (reference only).
 
     The softmax p = e^{z − max z}/Σ e^{z − max z}, Q = diag(p) − ppᵀ and r = p − e_y are evaluated here from
-    their definition at ``dps`` digits; ``concrete=True`` differentiates the written-out loss instead.
+    their definition, with guard digits for the logits' spread (a saturated softmax needs them: 1 − p_max can be
+    e^{−300}); ``concrete=True`` differentiates the written-out loss instead (no guard digits: tests only).
     """
     act = get_activation(activation)
     W, b, V, c, X, y = _softmax_arrays(W, b, V, c, X, y, bias)
     N, M = W.shape
     C = V.shape[0]
     fns, D = _softmax_sample_derivatives(M, N, C, bias, concrete)
+    if not concrete:
+        # 1 − p_max ≥ e^{−spread}/C, spread = max z − min z: carry that many more digits so that diag(p) − ppᵀ
+        # and p − e_y keep ``dps`` digits when the softmax saturates
+        with mpmath.workdps(dps):
+            spread = 0
+            for xi in X:
+                hid = [act.mp(mpmath.fsum(mpmath.mpf(W[k, m]) * mpmath.mpf(xi[m]) for m in range(M))
+                              + (mpmath.mpf(b[k]) if bias else 0))[0] for k in range(N)]
+                z = [mpmath.fsum(mpmath.mpf(V[a, k]) * hid[k] for k in range(N)) + (mpmath.mpf(c[a]) if bias else 0)
+                     for a in range(C)]
+                spread = max(spread, max(z) - min(z))
+        dps = dps + int(spread / mpmath.log(10)) + 10
     with mpmath.workdps(dps):
         theta = [mpmath.mpf(t) for t in _softmax_theta(W, b, V, c, bias)]
         Wm = [[mpmath.mpf(w) for w in row] for row in W]

@@ -160,26 +160,31 @@ def tensor_form(kernels: dict, C: int, degree: int = 2) -> dict[str, dict[str, s
         else:
             ans = sum(s * G**dd * basis[bn] for (bn, dd), s in unknowns.items())
             eqs += sp.Poly(sp.expand(K - ans), *gens).coeffs()
-        sol = sp.solve(eqs, list(unknowns.values()), dict=True)
-        if len(sol) != 1 or any(s not in sol[0] for s in unknowns.values()):
-            raise ArithmeticError(f"softmax kernel {name}: no unique fit in the tensor basis at C = {C}")
+        syms = list(unknowns.values())
+        sol = sp.linsolve(list(dict.fromkeys(eqs)), syms)  # a linear system in the unknowns
+        if not isinstance(sol, sp.FiniteSet) or len(sol) != 1:
+            raise ArithmeticError(f"softmax kernel {name}: no fit in the tensor basis at C = {C}")
+        (vals,) = sol
+        if any(v.free_symbols & set(syms) for v in vals):
+            raise ArithmeticError(f"softmax kernel {name}: the tensor basis is degenerate at C = {C} (no unique fit)")
+        sol = dict(zip(syms, vals, strict=True))
         fit = {}
         for bn in basis:
-            e = sp.expand(sum(sol[0][unknowns[bn, dd]] * G**dd for dd in range(degree + 1)))
+            e = sp.expand(sum(sol[unknowns[bn, dd]] * G**dd for dd in range(degree + 1)))
             if e != 0:
                 fit[bn] = e
         out[name] = fit
     return out
 
 
-def softmax_kernels_size_free(max_M: int = 3, Cs=(2, 3)) -> tuple[dict, dict]:
+def softmax_kernels_size_free(max_M: int = 3, Cs=(2, 3), biases=(True, False)) -> tuple[dict, dict]:
     """The tensor form (bias and no bias give the same unit blocks), shown identical for M = 1..max_M and
     every C in ``Cs``; C = 1 is excluded since u_a u_b and δ_ab coincide there."""
     ref = None
     agree = {}
     for C in Cs:
         for M in range(1, max_M + 1):
-            for bias in (True, False):
+            for bias in biases:
                 tf = tensor_form(derive_softmax_unit_kernels(M, C, bias), C)
                 if ref is None:
                     ref = tf
