@@ -232,8 +232,8 @@ def ws_section(model, X, y, log) -> dict[str, Any]:
 
 def _lanczos_lmax(hvp, D: int):
     """λ_max of the Hessian from HVPs (``eigsh``; a dense solve for D < 3) and its residual ‖Hv − λv‖."""
-    from scipy.sparse.linalg import LinearOperator, eigsh
     import torch
+    from scipy.sparse.linalg import LinearOperator, eigsh
 
     def mv(x):
         return hvp(torch.as_tensor(np.asarray(x, float).reshape(D, -1))).numpy().reshape(np.shape(x))

@@ -4,8 +4,9 @@ an M–N–C net equal the trace and ‖H‖_F² of the Hessian; the Wolkowicz�
 Derivation: :mod:`proofs.ws.softmax` (the CE derivatives; the C × C block kernels and their tensor form, the same
 for M = 1..3, C = 2, 3, ±bias; the contraction identities; the kernel form against ``sympy.hessian`` of the full
 loss with a generic φ and a generic C-ary loss). Evaluator: :func:`numerics.ws.softmax.softmax_hessian_moments`
-(generated kernels ``numerics/_derived/ws_softmax.py``). References: :func:`numerics.ws.reference.softmax_hessian_mpmath`
-(SymPy derivatives of the net in mpmath, softmax from its definition) and
+(generated kernels ``numerics/_derived/ws_softmax.py``). References:
+:func:`numerics.ws.reference.softmax_hessian_mpmath` (SymPy derivatives of the net in mpmath, softmax from its
+definition) and
 :func:`~numerics.ws.reference.softmax_hessian_torch` (``torch.func.hessian`` of ``F.cross_entropy``), which share
 no code with the closed form. A also checks C = 2 against the *binary* model: with v = V_1 − V_0 and
 c = c_1 − c_0, H_softmax = Aᵀ H_BCE A, so tr H = tr(Λ H_BCE) and tr H² = tr((Λ H_BCE)²), Λ = AAᵀ (1 on W, b;
@@ -85,7 +86,7 @@ def level_P(ctx: Context) -> Outcome:
     if ctx.quick:
         cases = cases[:1]
     rows = []
-    for act, bias, C, net in cases:
+    for act, bias, _C, net in cases:
         m = softmax_hessian_moments(*net, act, bias=bias, dps=dps, block=3)
         tr, tr2 = mp_trace_moments(softmax_hessian_mpmath(*net, act, bias=bias, dps=dps + 10), dps + 10)
         with mpmath.workdps(dps):

@@ -240,8 +240,8 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
             beta = beta_const
             for d, L, R in beta_terms:
                 beta = beta + gp(d) * (L[sI] @ R[sJ].T)
-            Z = Yl[sI].reshape(bI * C, N) @ Yr[sJ].reshape(bJ * C, N).T
-            uu = (Z * Z).reshape(bI, C, bJ, C).sum(axis=(1, 3))
+            Z = (Yl[sI].reshape(bI * C, N) @ Yr[sJ].reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
+            uu = np.einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
             cross = Dl[sI] @ Dr[sJ].T
             qq = Qflat[sI] @ Qflat[sJ].T
             blk = (gp(2 * du) * uu + 2 * gp(du) * beta * cross + beta * beta * qq).sum()

@@ -48,14 +48,13 @@ from proofs.ws.theorem import derive_ws_theorem
 from proofs.ws.trace import HessianCheck, all_size_checks, check_against_hessian
 
 
-
 def artifacts():
     """The binary kernels (``numerics/_derived/ws.py``) and the softmax ones (``numerics/_derived/ws_softmax.py``)."""
     return binary_artifacts() + softmax_artifacts()
 
 
-__all__ = ["DERIVS", "binary_artifacts", "check_softmax_against_hessian", "contraction_identities",
-           "derive_softmax_ce", "derive_softmax_unit_kernels", "softmax_artifacts", "softmax_kernels_size_free",
-           "softmax_size_checks", "HessianCheck", "all_size_checks", "artifacts", "check_against_hessian", "d2ell", "dell",
-           "derive_bce", "derive_unit_kernels", "derive_ws_theorem", "ell", "output_bias_kernels",
-           "saturation_limit", "unit_kernels_size_free"]
+__all__ = ["all_size_checks", "artifacts", "binary_artifacts", "check_against_hessian",
+           "check_softmax_against_hessian", "contraction_identities", "d2ell", "dell", "derive_bce",
+           "derive_softmax_ce", "derive_softmax_unit_kernels", "derive_unit_kernels", "derive_ws_theorem", "DERIVS",
+           "ell", "HessianCheck", "output_bias_kernels", "saturation_limit", "softmax_artifacts",
+           "softmax_kernels_size_free", "softmax_size_checks", "unit_kernels_size_free"]

@@ -358,6 +358,7 @@ def softmax_artifacts() -> list[Artifact]:
         raise ArithmeticError("softmax block kernels depend on M, C or the bias: the block argument fails")
     C = 3
     kc = tensor_form(softmax_output_bias_kernels(C), C)
+    bias_consts = {k: {bn: int(e) for bn, e in v.items()} for k, v in kc.items()}
     lines = [HEADER.format(source="proofs/ws/softmax.py"),
              '"""Block kernels of the softmax cross-entropy Hessian of an M-N-C net, as derived by SymPy.',
              "",
@@ -367,7 +368,7 @@ def softmax_artifacts() -> list[Artifact]:
              "a factor (d, L, R) has L from the i-tables Ti = (phi, phi', phi'') (rows x N), R from Tj.",
              "The output bias c adds the constants in OUTPUT_BIAS (per basis tensor, G**0).",
              '"""', "",
-             f"OUTPUT_BIAS = {{{', '.join(f'{k!r}: {{' + ', '.join(f'{bn!r}: {int(e)}' for bn, e in v.items()) + '}' for k, v in kc.items())}}}",
+             f"OUTPUT_BIAS = {bias_consts!r}",
              ""]
     for name in SOFTMAX_KERNELS:
         diag = name in ("g2", "trR")
@@ -385,7 +386,8 @@ def softmax_artifacts() -> list[Artifact]:
     items = [(f"softmax kernel {name}", r"\kappa_{\mathrm{" + name + "}}="
               + " + ".join(tex_term(bn, e) for bn, e in tf[name].items())) for name in SOFTMAX_KERNELS]
     items += [("trace", r"\operatorname{tr}H=\frac1n\sum_i\langle Q_i,G_{ii}\rangle+\operatorname{tr}R_i"),
-              ("trace of square", r"\operatorname{tr}H^2=\frac1{n^2}\sum_{i,j}\operatorname{tr}(Q_iG_{ij}Q_jG_{ij}^\top)"
+              ("trace of square", r"\operatorname{tr}H^2=\frac1{n^2}\sum_{i,j}"
+                                  r"\operatorname{tr}(Q_iG_{ij}Q_jG_{ij}^\top)"
                                   r"+2\langle Q_i,J_iR_jJ_i^\top\rangle+\operatorname{tr}(R_iR_j)")]
     tex = latex_doc("block kernels of the softmax cross-entropy Hessian (proofs/ws/softmax.py)", items)
     return [Artifact("numerics/_derived/ws_softmax.py", code), Artifact("proofs/latex/ws_softmax.tex", tex)]
