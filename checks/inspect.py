@@ -12,6 +12,8 @@ Sections (each applies where the network allows it):
 * **ws** (smooth activation, one logit): the exact tr H and tr H² of the mean BCE Hessian, μ, σ, λ_sup and
   the four Wolkowicz–Styan bounds, λ_max itself (Lanczos ``eigsh`` on Hessian-vector products, with its
   residual), and ‖∇λ_sup‖;
+* **ws_softmax** (smooth activation, a ``Linear(N, C)`` head with C >= 2): the same for the mean softmax
+  cross-entropy (labels 0..C−1; the number of outputs says which loss), without ‖∇λ_sup‖;
 * **flat** (homogeneous activation, no biases): the Hessian trace of the squared loss, Υ (the trace
   minimised over rescalings), the optimal rescaling, and the flattest outer weights for the model's own
   directions with their dual certificate;
@@ -228,6 +230,48 @@ def ws_section(model, X, y, log) -> dict[str, Any]:
             "grad_lambda_sup_norm": gnorm, "note": net.note}
 
 
+def _lanczos_lmax(hvp, D: int):
+    """λ_max of the Hessian from HVPs (``eigsh``; a dense solve for D < 3) and its residual ‖Hv − λv‖."""
+    import torch
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    def mv(x):
+        return hvp(torch.as_tensor(np.asarray(x, float).reshape(D, -1))).numpy().reshape(np.shape(x))
+
+    if D >= 3:
+        op = LinearOperator((D, D), matvec=mv, matmat=mv, dtype=np.float64)
+        vals, vecs = eigsh(op, k=1, which="LA", tol=1e-12)
+        lmax, vec = float(vals[-1]), vecs[:, -1]
+    else:
+        Hd = np.column_stack([mv(e) for e in np.eye(D)])
+        ev, evec = np.linalg.eigh((Hd + Hd.T) / 2)
+        lmax, vec = float(ev[-1]), evec[:, -1]
+    return lmax, float(np.linalg.norm(mv(vec) - lmax * vec))
+
+
+def softmax_section(model, X, y, log) -> dict[str, Any]:
+    """ws for a Linear(N, C) head, C >= 2: softmax cross-entropy with labels 0..C−1."""
+    from numerics.interop import softmax_hessian_moments_from_module, unpack
+    from numerics.ws.reference import softmax_hvp_operator
+
+    net = unpack(model)
+    C = net.V.shape[0]
+    if not (np.all(y == np.round(y)) and np.all((y >= 0) & (y <= C - 1))):
+        raise InputError(f"ws: softmax cross-entropy with C = {C} outputs needs integer labels y in 0..{C - 1}")
+    m = softmax_hessian_moments_from_module(model, X, y)
+    B = m.bounds
+    bias = net.b is not None or net.c is not None
+    b = (net.b if net.b is not None else np.zeros(len(net.W))) if bias else None
+    c = (net.c if net.c is not None else np.zeros(C)) if bias else None
+    log("ws (softmax): λ_max by Lanczos on Hessian-vector products")
+    hvp, D = softmax_hvp_operator(net.W, b, net.V, c, X, y, net.smooth_activation(), bias=bias)
+    lmax, resid = _lanczos_lmax(hvp, D)
+    return {"classes": C, "dim": m.dim, "trace": m.trace, "trace_sq": m.trace_sq, "mu": B.mean, "sigma": B.std,
+            "lambda_sup": B.lmax_upper, "lmax_lower_bound": B.lmax_lower, "lmin_lower_bound": B.lmin_lower,
+            "lmin_upper_bound": B.lmin_upper, "lambda_max": lmax, "lambda_max_residual": resid,
+            "grad_lambda_sup_norm": "not implemented for softmax (binary heads only)", "note": net.note}
+
+
 def flat_section(model, X, y) -> dict[str, Any]:
     from numerics.flat import flatness_trace, flattest_outer_weights, optimal_rescaling, upsilon
     from numerics.interop import unpack
@@ -278,6 +322,8 @@ def rob_section(model, domain: str, radius: float, time_limit: float, X) -> dict
 EXPLAIN = {
     "ws": "The Hessian of the mean BCE loss: exact traces, the Wolkowicz–Styan bounds they imply, and λ_max "
           "itself for comparison (λ_max ≤ λ_sup always).",
+    "ws_softmax": "The Hessian of the mean softmax cross-entropy (C ≥ 2 outputs, labels 0..C−1): exact traces, "
+                  "the Wolkowicz–Styan bounds they imply, and λ_max itself for comparison (λ_max ≤ λ_sup always).",
     "flat": "The Hessian trace of the squared loss, its minimum Υ over rescalings, and the flattest "
             "interpolator with these directions (the dual certificate bounds the flatness of every one).",
     "rob": "The canonical form's distinct kinks, a certified Lipschitz bracket, and each kink's rigidity "
@@ -295,6 +341,8 @@ def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=pr
     t0 = time.perf_counter()
     if net.kind == "smooth" and net.V.shape[0] == 1:
         out["ws"] = ws_section(model, X, y, log)
+    elif net.kind == "smooth":  # C >= 2 outputs: softmax cross-entropy
+        out["ws_softmax"] = softmax_section(model, X, y, log)
     if net.kind in ("homogeneous", "piecewise-linear"):
         log("flat: trace, Υ, flattest interpolator")
         out["flat"] = flat_section(model, X, y)
@@ -340,7 +388,7 @@ def _table(res: dict[str, Any]) -> None:
     con = Console()
     n = res["network"]
     con.print(f"{n['M']}–{n['N']}–{n['outputs']} net, {n['activation']} {n['params'] or ''}, {n['dtype']}: {n['note']}")
-    for sec in ("ws", "flat", "rob"):
+    for sec in ("ws", "ws_softmax", "flat", "rob"):
         if sec not in res:
             continue
         t = Table(title=f"{sec}: {EXPLAIN[sec]}", title_justify="left")

@@ -15,7 +15,9 @@ names the offending layer and says what would work.
 
 The three entry points, re-exported under the papers' public modules:
 
-* ``numerics.moments.ce_hessian_moments_from_module(model, X, y)`` (smooth activation, ``Linear(N, 1)``);
+* ``numerics.moments.ce_hessian_moments_from_module(model, X, y)`` (smooth activation, ``Linear(N, 1)``: BCE);
+* ``numerics.moments.softmax_hessian_moments_from_module(model, X, y)`` (smooth, ``Linear(N, C)``, C >= 2:
+  softmax cross-entropy; the number of outputs says which loss);
 * ``numerics.flatness.upsilon_from_module(model, X)`` (homogeneous activation, no biases, ``Linear(N, 1)``);
 * ``numerics.kinks.lipschitz_from_module(model, domain)`` (ReLU or LeakyReLU).
 """
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["TwoLayer", "unpack", "to_numpy", "ce_hessian_moments_from_module",  # and ReLUPower (lazy)
+           "softmax_hessian_moments_from_module",
            "upsilon_from_module", "lipschitz_from_module", "SMOOTH", "HOMOGENEOUS", "PIECEWISE_LINEAR"]
 
 SMOOTH = ("Sigmoid", "Tanh", "Softplus", "GELU")
@@ -206,8 +209,10 @@ def unpack(model) -> TwoLayer:
 
 def _one_output(net: TwoLayer, what: str) -> None:
     if net.V.shape[0] != 1:
+        hint = (": for C >= 2 outputs use softmax_hessian_moments_from_module (softmax cross-entropy)"
+                if what.startswith("ce_") else "")
         raise ValueError(f"{what} needs a Linear(N, 1) head (binary cross-entropy on one logit); this module's "
-                         f"head is Linear({net.V.shape[1]}, {net.V.shape[0]})")
+                         f"head is Linear({net.V.shape[1]}, {net.V.shape[0]}){hint}")
 
 
 def ce_hessian_moments_from_module(model, X, y, **kw):
@@ -223,6 +228,31 @@ def ce_hessian_moments_from_module(model, X, y, **kw):
     c = float(net.c[0]) if net.c is not None else (0.0 if bias else None)
     out = ce_hessian_moments(net.W, b, net.V[0], c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
     object.__setattr__(out, "source", net)  # the result may be a frozen dataclass
+    return out
+
+
+def softmax_hessian_moments_from_module(model, X, y, **kw):
+    """:func:`numerics.ws.softmax.softmax_hessian_moments` of a smooth ``Linear(M, N) → φ → Linear(N, C)`` module,
+    C >= 2 (mean softmax cross-entropy on the C logits, labels y in 0..C−1, as ``nn.CrossEntropyLoss``).
+
+    The head says which loss: one output is binary cross-entropy on one logit
+    (:func:`ce_hessian_moments_from_module`, as ``nn.BCEWithLogitsLoss``), C >= 2 outputs are softmax
+    cross-entropy (this function). A layer without a bias has its bias fixed at 0 when the other layer has one
+    (it is then a parameter of θ, as in the binary adapter); with neither, θ = (vec W, vec V), D = N(M+C).
+    The result has an extra attribute ``source`` (:class:`TwoLayer`)."""
+    from numerics.ws.softmax import softmax_hessian_moments
+
+    net = unpack(model)
+    C, N = net.V.shape
+    if C < 2:
+        raise ValueError(f"softmax_hessian_moments_from_module needs a Linear(N, C) head with C >= 2 outputs; this "
+                         f"module's head is Linear({N}, 1): for one logit use ce_hessian_moments_from_module (BCE)")
+    act = net.smooth_activation()
+    bias = net.b is not None or net.c is not None
+    b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
+    c = net.c if net.c is not None else (np.zeros(C) if bias else None)
+    out = softmax_hessian_moments(net.W, b, net.V, c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
+    object.__setattr__(out, "source", net)
     return out
 
 

@@ -135,3 +135,65 @@ def kfold_spectra(draw, max_D: int = 9) -> SpectrumCase:
     else:
         S = np.eye(D) + raw / (4 * D)
     return SpectrumCase(lams, S)
+
+
+# ------------------------------------------------------------------------------------------------ softmax
+@dataclass(frozen=True)
+class SoftmaxCase:
+    """A softmax cross-entropy net (V: C × N, c ∈ R^C) and its data, as a falsification case."""
+
+    W: np.ndarray
+    b: np.ndarray | None
+    V: np.ndarray
+    c: np.ndarray | None
+    X: np.ndarray
+    y: np.ndarray
+    activation: str
+    bias: bool
+
+    @property
+    def args(self):
+        return (self.W, self.b, self.V, self.c, self.X, self.y)
+
+    def to_json(self):
+        arr = lambda a: None if a is None else np.asarray(a).tolist()
+        return {"W": arr(self.W), "b": arr(self.b), "V": arr(self.V), "c": arr(self.c), "X": arr(self.X),
+                "y": arr(self.y), "activation": self.activation, "bias": self.bias}
+
+    @classmethod
+    def from_json(cls, d):
+        arr = lambda a: None if a is None else np.asarray(a, dtype=float)
+        return cls(arr(d["W"]), arr(d["b"]), arr(d["V"]), arr(d["c"]), arr(d["X"]),
+                   np.asarray(d["y"], dtype=np.int64), d["activation"], d["bias"])
+
+
+@st.composite
+def softmax_nets(draw, max_M: int = 3, max_N: int = 3, max_C: int = 4, max_n: int = 6) -> SoftmaxCase:
+    """Softmax nets in the corners: n = 1, C = 2, saturated logits (p at a vertex), V with a dominant common row
+    (the null direction 1 of Q), one label for every sample, near-duplicate samples, huge and tiny weights."""
+    corner = draw(st.sampled_from(["generic", "n1", "C2", "saturated", "common_row", "one_label",
+                                   "near_duplicate", "huge", "tiny"]))
+    bias = draw(st.booleans())
+    M, N = draw(st.integers(1, max_M)), draw(st.integers(1, max_N))
+    C = 2 if corner == "C2" else draw(st.integers(2, max_C))
+    n = 1 if corner == "n1" else draw(st.integers(1, max_n))
+    act = draw(st.sampled_from(ACTIVATIONS))
+    W = draw(arrays(np.float64, (N, M), elements=_unit))
+    V = draw(arrays(np.float64, (C, N), elements=_unit))
+    X = draw(arrays(np.float64, (n, M), elements=_unit))
+    y = np.array(draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)), dtype=np.int64)
+    b = draw(arrays(np.float64, (N,), elements=_unit)) if bias else None
+    c = draw(arrays(np.float64, (C,), elements=_unit)) if bias else None
+    if corner == "saturated":
+        V = V * 40.0
+        c = None if c is None else c * 40.0
+    elif corner == "common_row":
+        V = 30.0 * V[:1] + 1e-3 * V  # every row ≈ the same: Q annihilates the common part
+    elif corner == "one_label":
+        y[:] = y[0]
+    elif corner == "near_duplicate" and n >= 2:
+        X[1] = X[0] + 1e-9 * np.sign(X[0] + 0.5)
+    elif corner in ("huge", "tiny"):
+        scale = 10.0 ** draw(st.floats(0.5, 1.5) if corner == "huge" else st.floats(-4, -1))
+        W, V = W * scale, V * scale
+    return SoftmaxCase(W, b, V, c, X, y, act, bias)

@@ -5,12 +5,13 @@ module             concern
 =================  ==========================================================================
 ``activations``    smooth activations φ, φ′, φ″ in numpy, mpmath and torch
 ``moments``        closed-form tr H, tr H² (blocked sample-pair sums) and the WS bounds
+``softmax``        the same for multi-class softmax cross-entropy (C × C blocks; ws.softmax)
 ``estimators``     Hutchinson and Lanczos on Hessian-vector products (bench baselines)
 ``reference``      dense references: a torch.func Hessian and a SymPy Hessian in mpmath
 =================  ==========================================================================
 """
 
-from numerics.interop import ce_hessian_moments_from_module
+from numerics.interop import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import (
                                  HessianMoments,
@@ -22,6 +23,8 @@ from numerics.ws.moments import (
                                  validate_net,
                                  ws_bounds,
 )
+from numerics.ws.softmax import SoftmaxHessianMoments, softmax_dim, softmax_hessian_moments
 
-__all__ = ["ce_hessian_moments_from_module", "HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds",
+__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_hessian_moments_from_module",
+           "ce_hessian_moments_from_module", "HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds",
            "ce_hessian_moments", "dim_of", "get_activation", "lambda_sup_grad", "validate_net", "ws_bounds"]

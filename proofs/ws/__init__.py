@@ -27,16 +27,34 @@ Derivation, in four steps, each checked by exact simplification to 0:
 product of per-sample unit tables) in ``numerics/_derived/ws.py`` and LaTeX in
 ``proofs/latex/ws.tex``; ``numerics.moments`` runs on that code.
 
-The Wolkowicz–Styan theorem is derived in ``derive_ws_theorem``.
+The Wolkowicz–Styan theorem is derived in ``derive_ws_theorem``; multi-class softmax cross-entropy
+(ws.softmax) in ``softmax`` (its kernels go to ``numerics/_derived/ws_softmax.py``).
 """
 
-from proofs.ws.codegen import artifacts
+from proofs.ws.codegen import artifacts as binary_artifacts
 from proofs.ws.definitions import DERIVS, d2ell, dell, derive_bce, ell
 from proofs.ws.kernels import derive_unit_kernels, output_bias_kernels, unit_kernels_size_free
 from proofs.ws.overfit import saturation_limit
+from proofs.ws.softmax import (
+    check_softmax_against_hessian,
+    contraction_identities,
+    derive_softmax_ce,
+    derive_softmax_unit_kernels,
+    softmax_artifacts,
+    softmax_kernels_size_free,
+    softmax_size_checks,
+)
 from proofs.ws.theorem import derive_ws_theorem
 from proofs.ws.trace import HessianCheck, all_size_checks, check_against_hessian
 
-__all__ = ["DERIVS", "HessianCheck", "all_size_checks", "artifacts", "check_against_hessian", "d2ell", "dell",
-           "derive_bce", "derive_unit_kernels", "derive_ws_theorem", "ell", "output_bias_kernels",
-           "saturation_limit", "unit_kernels_size_free"]
+
+def artifacts():
+    """The binary kernels (``numerics/_derived/ws.py``) and the softmax ones (``numerics/_derived/ws_softmax.py``)."""
+    return binary_artifacts() + softmax_artifacts()
+
+
+__all__ = ["all_size_checks", "artifacts", "binary_artifacts", "check_against_hessian",
+           "check_softmax_against_hessian", "contraction_identities", "d2ell", "dell", "derive_bce",
+           "derive_softmax_ce", "derive_softmax_unit_kernels", "derive_unit_kernels", "derive_ws_theorem", "DERIVS",
+           "ell", "HessianCheck", "output_bias_kernels", "saturation_limit", "softmax_artifacts",
+           "softmax_kernels_size_free", "softmax_size_checks", "unit_kernels_size_free"]

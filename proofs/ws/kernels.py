@@ -28,7 +28,7 @@ def _unit_block(M: int, bias: bool):
     return params, (xi, xj), zi, zj, sub, gram, gram_ii
 
 
-def _solve_in_gram(expr: sp.Expr, gram: sp.Expr, xs, degree: int = 2) -> sp.Expr:
+def solve_in_gram(expr: sp.Expr, gram: sp.Expr, xs, degree: int = 2) -> sp.Expr:
     """Find c_0..c_degree (free of x) with expr ≡ Σ_d c_d gram^d as polynomials in x; return Σ c_d G^d."""
     cs = sp.symbols(f"c0:{degree + 1}")
     ansatz = sum(c * gram**d for d, c in enumerate(cs))
@@ -50,12 +50,12 @@ def derive_unit_kernels(M: int, bias: bool) -> dict[str, sp.Expr]:
     xs = (*xi, *xj)
     i_only = {s: t for s, t in zip(P_J, P_I, strict=True)}
     return {
-        "gg": _solve_in_gram((gi.T * gj)[0, 0], gram, xs),
-        "gKg": _solve_in_gram((gi.T * Kj * gi)[0, 0], gram, xs),
-        "KK": _solve_in_gram((Ki * Kj).trace(), gram, xs),
+        "gg": solve_in_gram((gi.T * gj)[0, 0], gram, xs),
+        "gKg": solve_in_gram((gi.T * Kj * gi)[0, 0], gram, xs),
+        "KK": solve_in_gram((Ki * Kj).trace(), gram, xs),
         # diagonal kernels: the same block at i = j, in the squared norm G_ii
-        "g2": _solve_in_gram((gi.T * gi)[0, 0], gram_ii, xi).xreplace(i_only),
-        "trK": _solve_in_gram(Ki.trace(), gram_ii, xi).xreplace(i_only),
+        "g2": solve_in_gram((gi.T * gi)[0, 0], gram_ii, xi).xreplace(i_only),
+        "trK": solve_in_gram(Ki.trace(), gram_ii, xi).xreplace(i_only),
     }
 
 

@@ -1,0 +1,305 @@
+r"""Closed-form tr H and tr H² of the mean softmax cross-entropy Hessian of an M–N–C net (SPEC §1, ws.softmax).
+
+For z(x) = V φ(Wx + b) + c ∈ R^C and L = (1/n) Σ_i CE(y_i, softmax(z_i)), with p_i = softmax(z_i),
+Q_i = diag(p_i) − p_i p_iᵀ, r_i = p_i − e_{y_i}, J_i = ∂z_i/∂θ, R_i = Σ_a r_ia ∇²z_ia and the C × C logit
+Gram G_ij = J_i J_jᵀ:
+
+.. math::
+
+    \operatorname{tr} H = \frac1n \sum_i \langle Q_i, G_{ii}\rangle + \operatorname{tr} R_i, \qquad
+    \operatorname{tr} H^2 = \frac1{n^2}\sum_{i,j} \operatorname{tr}(Q_i G_{ij} Q_j G_{ij}^\top)
+        + 2\langle Q_i, J_i R_j J_i^\top\rangle + \operatorname{tr}(R_i R_j).
+
+The block kernels (per hidden unit k, u_k = V[:, k]) are *generated* from ``proofs/ws/softmax.py`` into
+``numerics/_derived/ws_softmax.py`` as coefficients of C × C tensors (δ_ab, u_a u_b, u_a r_b + r_a u_b, …).
+This module contracts them with Q through the identities the derivation proves: with S = I − 1pᵀ,
+Q = diag(p) S, uᵀQu = Σ_c p_c (Su)_c² and tr(Q_i A Q_j Aᵀ) = Σ_cd p_ic p_jd (S_i A S_jᵀ)_cd². (Su)_c is
+evaluated as Σ_a p_a (u_c − u_a), and 1 − p_c as Σ_{a≠c} p_a, so nothing cancels when p saturates or V has
+a common row component (the null direction of Q).
+
+Cost: O(n² C² N + n² M) for the sample pairs (one (block·C × N)·(N × block·C) product per block pair for
+the Gauss–Newton C × C blocks; every other pair term is O(n²(M + N)) or, when linear in x̃_i·x̃_j, O(n M N C)
+without a pair loop), and O(n C² N) per sample. Sample pairs run in blocks (upper triangle), so working memory
+is O(block² C² + n C N). No D × D matrix is formed.
+
+Example:
+    >>> import numpy as np
+    >>> from numerics.moments import softmax_hessian_moments
+    >>> rng = np.random.default_rng(0)
+    >>> W, b, V, c = rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(5, 4)), rng.normal(size=5)
+    >>> X, y = rng.normal(size=(30, 3)), rng.integers(0, 5, 30)
+    >>> m = softmax_hessian_moments(W, b, V, c, X, y, "tanh")
+    >>> m.dim, m.classes
+    (41, 5)
+    >>> bool(m.bounds.lmax_upper >= m.trace / m.dim)
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from numerics._derived import ws_softmax as softmax_kernels
+from numerics.interop import to_numpy
+from numerics.ws.activations import SmoothActivation, get_activation
+from numerics.ws.moments import HessianMoments, _array
+
+__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "validate_softmax_net"]
+
+
+@dataclass(frozen=True)
+class SoftmaxHessianMoments(HessianMoments):
+    """tr H, tr H² = ‖H‖_F² and D of the mean softmax-CE Hessian of an M–N–C net; ``.bounds`` and
+    ``.lambda_sup`` are the Wolkowicz–Styan bounds of :class:`~numerics.ws.moments.HessianMoments`."""
+
+    classes: int = 2
+
+
+def softmax_dim(N: int, M: int, C: int, bias: bool) -> int:
+    """D = N(M+1) + C(N+1) with biases (θ = (vec W, b, vec V, c)), N(M+C) without."""
+    return N * (M + 1) + C * (N + 1) if bias else N * (M + C)
+
+
+def validate_softmax_net(W, b, V, c, X, y, *, bias: bool = True):
+    """Check shapes, finiteness and labels; return float64 arrays and integer labels (b, c None without bias)."""
+    W = _array("W", W, 2)
+    N, M = W.shape
+    if N < 1 or M < 1:
+        raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
+    V = _array("V", V, 2)
+    if V.shape[1] != N:
+        raise ValueError(f"V must be C×N with N = {N} columns to match W of shape {W.shape}, got {V.shape}")
+    C = V.shape[0]
+    if C < 2:
+        raise ValueError(f"softmax needs C >= 2 classes (V has {C} row); for one logit use ce_hessian_moments (BCE)")
+    X = _array("X", X, 2)
+    if X.shape[1] != M:
+        raise ValueError(f"X must have M = {M} columns to match W of shape {W.shape}, got shape {X.shape}")
+    if X.shape[0] < 1:
+        raise ValueError("X must contain at least one sample")
+    yr = _array("y", y, 1)
+    if yr.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {yr.shape}")
+    bad = (yr != np.round(yr)) | (yr < 0) | (yr > C - 1)
+    if bad.any():
+        raise ValueError(f"labels y must be integers in 0..{C - 1} (C = {C} classes), found {yr[bad][0]!r}")
+    yi = yr.astype(np.int64)
+    if bias:
+        if b is None or c is None:
+            raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
+        b = _array("b", b, 1)
+        if b.shape != (N,):
+            raise ValueError(f"b must have shape ({N},), got {b.shape}")
+        c = _array("c", c, 1)
+        if c.shape != (C,):
+            raise ValueError(f"c must have shape ({C},) to match V of shape {V.shape}, got {c.shape}")
+    else:
+        for name, val in (("b", b), ("c", c)):
+            if val is not None and np.any(np.asarray(to_numpy(val), dtype=float) != 0):
+                raise ValueError(f"bias=False (D = N(M+C)) has no {name}; pass None, not a nonzero {name}")
+        b = c = None
+    return W, b, V, c, X, yi
+
+
+# ------------------------------------------------------------------------------------------------ tables
+def centered(p, V):
+    """S_i V for every sample: (S_i V)[c, k] = Σ_a p_ia (V[c, k] − V[a, k]), shape (n, C, N); S = I − 1pᵀ."""
+    C, N = V.shape
+    delta = (V[None, :, :] - V[:, None, :]).reshape(C, C * N)  # delta[a, (c, k)] = V[c, k] − V[a, k]
+    return (p @ delta).reshape(len(p), C, N)
+
+
+def _softmax_tables(Zl, y, exp):
+    """p, the complements s_c = Σ_{a≠c} p_a (= 1 − p_c without cancellation) and r = p − e_y."""
+    n, C = Zl.shape
+    top = Zl.max(axis=1)
+    e = exp(Zl - top[:, None])
+    p = e / e.sum(axis=1)[:, None]
+    off = 1 - np.eye(C, dtype=np.int64)
+    s = p @ off if p.dtype != object else np.array([[sum(p[i, a] for a in range(C) if a != cc) for cc in range(C)]
+                                                    for i in range(n)], dtype=object).reshape(n, C)
+    r = p.copy()
+    r[np.arange(n), y] = -s[np.arange(n), y]
+    return p, s, r
+
+
+def _tables(W, b, V, c, X, y, act: SmoothActivation, mp: bool):
+    if mp:
+        to = np.vectorize(mpmath.mpf, otypes=[object])
+        W, V, X = to(W), to(V), to(X)
+        A = X @ W.T + (to(b) if b is not None else 0)
+        P = np.vectorize(act.mp, otypes=[object, object, object])(A)
+        Zl = P[0] @ V.T + (to(c) if c is not None else 0)
+        exp = np.vectorize(mpmath.exp, otypes=[object])
+        sqrt = np.vectorize(mpmath.sqrt, otypes=[object])
+    else:
+        A = X @ W.T + (b if b is not None else 0.0)
+        P = act.float64(A)
+        Zl = P[0] @ V.T + (c if c is not None else 0.0)
+        exp, sqrt = np.exp, np.sqrt
+    p, s, r = _softmax_tables(Zl, y, exp)
+    return P, p, s, r, V, X, sqrt
+
+
+# ------------------------------------------------------------------------------------------------ sums
+def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):
+    C, N = V.shape
+    const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
+    SV = center(p, V)  # (n, C, N)
+    QV = p[:, :, None] * SV  # Q_i u_k = diag(p_i) S_i u_k
+    qV = (QV * SV).sum(axis=1)  # u_kᵀ Q_i u_k = Σ_c p_ic (S_i u_k)_c²
+    rV = r @ V  # r_i · u_k
+    trQ = (p * s).sum(axis=1)
+    Qfull = -(p[:, :, None] * p[:, None, :])
+    idx = np.arange(C)
+    Qfull[:, idx, idx] = p * s
+    Qflat = Qfull.reshape(n, C * C)
+    gd = (Xt * Xt).sum(axis=1)
+
+    # tr H = (1/n) Σ_i ⟨Q_i, G_ii⟩ + tr R_i
+    diag_weight = {"I": trQ[:, None], "uu": qV, "ru": rV}
+    trace = 0
+    for name in ("g2", "trR"):
+        for bn, terms in getattr(kernels, f"{name}_factors")(P).items():
+            if bn not in diag_weight:
+                raise ValueError(f"softmax kernel {name}: no contraction for the tensor {bn!r}")
+            for d, L in terms:
+                trace = trace + ((L * diag_weight[bn]).sum(axis=1) * gd**d).sum()
+        for bn, k in const.get(name, {}).items():  # the output bias: a constant tensor per sample
+            if bn != "I":
+                raise ValueError(f"softmax output bias {name}: no contraction for the tensor {bn!r}")
+            trace = trace + k * trQ.sum()
+    trace = trace / n
+
+    # bilinear pair terms Σ_ij G_ij^d L_i·R_j from 2⟨Q_i, J_i R_j J_iᵀ⟩ and tr(R_i R_j)
+    def with_classes(L, M):  # (n, N) ∘ (n, C, N) -> (n, C·N)
+        return (L[:, None, :] * M).reshape(n, C * N)
+
+    rr = np.broadcast_to(r[:, :, None], (n, C, N))
+    bil = []
+    for bn, terms in kernels.JRJ_factors(P, P).items():
+        for d, L, R in terms:
+            if bn == "uu_ru":  # ⟨Q_i, u uᵀ⟩ (r_j·u)
+                bil.append((d, 2 * L * qV, R * rV))
+            elif bn == "ur_ru":  # ⟨Q_i, u r_jᵀ + r_j uᵀ⟩ = 2 (Q_i u)·r_j
+                bil.append((d, 4 * with_classes(L, QV), with_classes(R, rr)))
+            else:
+                raise ValueError(f"softmax kernel JRJ: no contraction for the tensor {bn!r}")
+    for bn, terms in kernels.RR_factors(P, P).items():
+        for d, L, R in terms:
+            if bn == "ru_ru":
+                bil.append((d, L * rV, R * rV))
+            elif bn == "rr":
+                bil.append((d, with_classes(L, rr), with_classes(R, rr)))
+            else:
+                raise ValueError(f"softmax kernel RR: no contraction for the tensor {bn!r}")
+    acc = 0
+    far = []
+    for d, L, R in bil:
+        if d == 0:
+            acc = acc + (L.sum(axis=0) * R.sum(axis=0)).sum()
+        elif d == 1:
+            acc = acc + ((Xt.T @ L) * (Xt.T @ R)).sum()
+        else:
+            for f in far:  # the same right factor (r·u ∘ φ″ in JRJ and RR): add the left ones
+                if f[0] == d and f[2].shape == R.shape and (f[2] is R or np.array_equal(f[2], R)):
+                    f[1] = f[1] + L
+                    break
+            else:
+                far.append([d, L, R])
+
+    # the Gauss–Newton C × C blocks: tr(Q_i G_ij Q_j G_ijᵀ), G_ij = Σ G^d F_i F_jᵀ (uu) + β_ij I
+    gg = kernels.gg_factors(P, P)
+    if set(gg) - {"uu", "I"} or len(gg.get("uu", [])) != 1:
+        raise ValueError(f"softmax kernel gg: the contraction needs one u uᵀ term and δ terms, got {sorted(gg)}")
+    (du, Lu, Ru), = gg["uu"]
+    beta_terms = gg.get("I", [])
+    beta_const = const.get("gg", {}).get("I", 0)
+    sq = sqrt(p)
+    Yl = (sq[:, :, None] * SV) * Lu[:, None, :]  # diag(√p_i) S_i V diag(L_i)
+    Yr = (sq[:, :, None] * SV) * Ru[:, None, :]
+    Dl = (QV * Lu[:, None, :]).reshape(n, C * N)  # Q_i F_i
+    Dr = (QV * Ru[:, None, :]).reshape(n, C * N)
+    starts = range(0, n, block)
+    for I in starts:
+        sI = slice(I, min(I + block, n))
+        bI = sI.stop - sI.start
+        for J in starts:
+            if J < I:
+                continue
+            sJ = slice(J, min(J + block, n))
+            bJ = sJ.stop - sJ.start
+            Gt = Xt[sI] @ Xt[sJ].T
+            powers = {}
+            gp = lambda e, Gt=Gt, powers=powers: powers.setdefault(e, Gt**e)
+            beta = beta_const
+            for d, L, R in beta_terms:
+                beta = beta + gp(d) * (L[sI] @ R[sJ].T)
+            Z = (Yl[sI].reshape(bI * C, N) @ Yr[sJ].reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
+            uu = np.einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
+            cross = Dl[sI] @ Dr[sJ].T
+            qq = Qflat[sI] @ Qflat[sJ].T
+            blk = (gp(2 * du) * uu + 2 * gp(du) * beta * cross + beta * beta * qq).sum()
+            acc = acc + (blk if I == J else 2 * blk)
+            for d, L, R in far:
+                acc = acc + (L[sI] * (gp(d) @ R[sJ])).sum()
+                if I != J:
+                    acc = acc + (L[sJ] * (gp(d).T @ R[sI])).sum()
+    return trace, acc / (n * n)
+
+
+def _default_block(C: int) -> int:
+    return int(max(8, min(256, 1536 // C)))  # block·C ≈ 1536: the Gauss–Newton product stays ~20 MB
+
+
+def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                            dps: int | None = None, block: int | None = None,
+                            _kernels: ModuleType = softmax_kernels, _center=centered) -> SoftmaxHessianMoments:
+    """tr H and tr H² of the mean softmax cross-entropy Hessian, without forming H.
+
+    Parameters
+    ----------
+    W : (N, M) array; b : (N,) array; V : (C, N) array, C >= 2; c : (C,) array
+        The net z(x) = V φ(Wx + b) + c ∈ R^C. With ``bias=False`` (D = N(M+C)) pass ``b = c = None``.
+        Torch tensors are accepted (read exactly, any dtype/device/requires_grad).
+    X : (n, M) array; y : (n,) integer labels in 0..C−1
+    activation : "sigmoid" | "tanh" | "softplus" | "gelu" | sympy.Expr in one variable
+    dps : int, optional
+        Evaluate the same closed form in mpmath at ``dps`` digits (inputs converted exactly from float64).
+    block : int, optional
+        Samples per block of the pair sums (memory O(block² C²)); default about 1536 / C.
+
+    Returns
+    -------
+    SoftmaxHessianMoments with ``.trace``, ``.trace_sq``, ``.dim``, ``.classes`` and the WS ``.bounds``.
+    """
+    act = get_activation(activation)
+    W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
+    n, (N, M), C = X.shape[0], W.shape, V.shape[0]
+    block = _default_block(C) if block is None else block
+    if not (isinstance(block, int | np.integer) and block >= 1):
+        raise ValueError(f"block must be a positive integer, got {block!r}")
+    if dps is not None and not (isinstance(dps, int | np.integer) and dps >= 15):
+        raise ValueError(f"dps must be an integer >= 15 (mpmath digits), got {dps!r}")
+    kw = dict(n=n, kernels=_kernels, block=int(block), bias=bias, center=_center)
+    if dps is None:
+        P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=False)
+        Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
+            except FloatingPointError as exc:
+                raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
+        tr, tr2 = float(tr), float(tr2)
+    else:
+        with mpmath.workdps(int(dps)):
+            P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=True)
+            Xt = np.hstack([Xm, np.full((n, 1), mpmath.mpf(1), dtype=object)]) if bias else Xm
+            tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
+            tr, tr2 = +mpmath.mpf(tr), +mpmath.mpf(tr2)
+    return SoftmaxHessianMoments(tr, tr2, softmax_dim(N, M, C, bias), n, bias, act.name, dps, C)
