@@ -169,7 +169,8 @@ def occupancy_figure(rows, cfg, per_seed):
     x = np.array(cfg["d"], float) / n
     for s in range(cfg["seeds"]):
         y = [1 - min(r["rho"] for r in rows if r["seed"] == s and r["d"] == d) for d in cfg["d"]]
-        bx.plot(x, y, marker="o", ms=3, lw=1, color="C0", alpha=0.6, label="1 − ρ̄, one line per seed" if s == 0 else None)
+        bx.plot(x, y, marker="o", ms=3, lw=1, color="C0", alpha=0.6,
+                label="1 − ρ̄, one line per seed" if s == 0 else None)
     y0 = 1 - min(r["rho"] for r in rows if r["d"] == cfg["d"][0])
     figures.rate_line(bx, x, -0.5, through=(x[0], y0), label="heuristic (d/n)^(−1/2)")
     figures.log_axis(bx)

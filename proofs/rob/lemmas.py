@@ -150,9 +150,10 @@ def value_mass() -> dict[str, object]:
                                                                            ** sp.Rational(3, 2))
     # g2² = 4(1 − t)/(t²(1 + t)); its derivative is 8(t² − t − 1)/(t³(1 + t)²), and t² − t − 1 < 0 on (0, 1)
     dg = sp.together(sp.diff(4 * (1 - t) / (t ** 2 * (1 + t)), t))
+    quad = t ** 2 - t - 1
     out["g decreasing on [1/2, 1): (g2^2)' = 8(t^2 - t - 1)/(t^3 (1 + t)^2), t^2 - t - 1 < 0 on (0, 1)"] = is_zero(
-        dg - 8 * (t ** 2 - t - 1) / (t ** 3 * (1 + t) ** 2)) and not [
-        r for r in sp.real_roots(sp.Poly(t ** 2 - t - 1, t)) if 0 <= r <= 1] and bool((t ** 2 - t - 1).subs(t, half) < 0)
+        dg - 8 * quad / (t ** 3 * (1 + t) ** 2)) and not [
+        r for r in sp.real_roots(sp.Poly(quad, t)) if 0 <= r <= 1] and bool(quad.subs(t, half) < 0)
     c_stated = sp.nsimplify(g1.subs(t, half))
     out["the stated bounds give the constant max g = g(1/2) = 4/sqrt(3) <= 5"] = is_zero(
         c_stated - 4 / sp.sqrt(3)) and is_zero(g2.subs(t, half) - c_stated) and bool(c_stated < 5)
