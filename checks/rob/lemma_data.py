@@ -5,11 +5,13 @@ Strategies (Hypothesis) draw exact rational data; the cases are JSON-able (ratio
 * :func:`affine_data` — X with duplicated points, rank-deficient columns (a column an affine combination of
   others), constant columns, n < d + 1; labels ±1; rational probes (v, c);
 * :func:`unit_vector` — exact rational points of S^{d−1} (inverse stereographic projection);
-* :func:`sphere_data` — unit data with stacked caps (repeated points, points at u), aimed sums u ∝ Σ y_i x_i;
+* :func:`unit_data` — exact unit data with stacked points, near-coincident caps and orthonormal families, u a point
+  or aimed at the normalised sum of a chosen subset (:func:`rational_unit`), thresholds tight at the data;
 * :func:`equiangular` — u_g = a e_g + b e_0 with a² + b² = 1 rational: |u_g·u_h| = b² exactly.
 
-References (:func:`sympy_projection_value`, :func:`sympy_rank`, :func:`mp_op`) use SymPy's exact
-pseudo-inverse and rank and mpmath's symmetric eigensolver; they share no code with :mod:`numerics.rob.lemmas`.
+References (:func:`sympy_projection_value`, :func:`sympy_rank`, :func:`mp_op`, :func:`sympy_op_sign`) use SymPy's
+exact pseudo-inverse, rank and Sturm counts, and mpmath's symmetric eigensolver; they share no code with
+:mod:`numerics.rob.lemmas`. :func:`op_margin` decides "Op < c" exactly with SymPy beside the evaluator.
 """
 
 from __future__ import annotations
