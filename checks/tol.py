@@ -150,12 +150,10 @@ _ROWS: dict[str, tuple[float, str]] = {
                              "verdicts and counted, and the evidence passes only if every net fits (training "
                              "stops at MSE ≤ 0.05, ε ≈ 0.95)"),
     "rob_lemma_screen": (1e-9, "float64 screen slack of the SPEC §4 deterministic lemmas (rob.affine_sup, "
-                               "rob.fit_identity, rob.forced_depth, rob.occupancy, rob.value_mass), relative: the "
-                               "margins are short sums and small SVD/eigen problems of O(1)–O(10) rational data "
-                               "(~1e-14 relative), equality cases are common, and the confirmation is exact"),
-    "rob_lemma_confirm_slack": (1e-35, "50-digit mpmath confirmation of an Op comparison in rob.occupancy and "
-                                       "rob.value_mass, relative: eigsy of a ≤ 5×5 rational Gram matrix errs by "
-                                       "~1e-48, equality cases exist (all x_i = u), a real violation is O(1/n)"),
+                               "rob.fit_identity, rob.forced_depth, rob.occupancy, rob.value_mass, rob.serving), "
+                               "relative: the margins are short sums and small SVD/eigen problems of O(1)–O(10) "
+                               "rational data (~1e-14 relative), equality cases are common, and the confirmation "
+                               "is exact"),
 }
 
 TOL = _Table(_ROWS)

@@ -16,6 +16,10 @@ module                levels  what the levels check
 ``fit_identity``      S F     Σ(y f − f²/2) ≥ εn/2 for f and clip∘f; ≥ εn/2 indices with y f ≥ ε/4 (SPEC §4)
 ``affine_sup``        S P F   sup over affine z of y·z − ¼‖z‖² is yᵀPy at z = 2Py; E_y yᵀPy = rank [X 1]
 ``forced_depth``      S F     Kσ ≤ ‖Σu_g‖ ≤ √(K(1 + (K−1)ν)); K ≤ (1 − ν)/(σ² − ν)
+``occupancy``         F E     N_u(t) ≤ Op/t², decided exactly; its sharpness for aimed normalised sums (figure)
+``value_mass``        S F     ‖r_{u,t}‖₁ ≤ min(2√(n·Op), Op/t, (1−t)Op/t²); |α|‖r‖₁ ≤ 5 L Op/t (sharp: 2τ^{5/2})
+``serving``           F       #{y α ReLU(u·x − t) ≥ h} ≤ Op(t + h/|α|)⁻², ≤ 6 Op L²/h² (sharp: 4)
+``pileup``            F       ∇f = v + s_A off the kinks; ‖s_A − s_A′‖ ≤ 2 Lip_{B_R} over certified cells
 ====================  ======  ==============================================================================
 
 Shared modules:
@@ -36,4 +40,4 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 """
 
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value",
-          "fit_identity", "affine_sup", "forced_depth")
+          "fit_identity", "affine_sup", "forced_depth", "occupancy", "value_mass", "serving", "pileup")

@@ -40,14 +40,23 @@ from numerics.rob.lemmas import (
     affine_maximiser,
     affine_objective,
     affine_rank,
+    cell_gradient,
     clip,
     fit_functional,
     mse,
     occupancy,
+    occupancy_coefficient,
+    op_compare,
+    op_enclosure,
     op_exceeds,
     op_norm,
     projection_value,
+    served,
+    serving_coefficient,
+    serving_rigid_coefficient,
     value_mass,
+    value_mass_coefficients,
+    value_mass_rigid_coefficient,
     well_served,
 )
 from numerics.rob.lipschitz import MP_DPS, Lipschitz, Rigidity, caps_disjoint, cost_model, lipschitz, rigidity
@@ -58,7 +67,9 @@ __all__ = ["lipschitz_from_module", "Ball", "Sphere", "PiecewiseLinear", "RELU",
            "canonicalize", "lipschitz", "evaluate", "gradient", "as_float", "as_exact", "rigidity", "Rigidity",
            "KinkCoincidenceWarning", "caps_disjoint", "cost_model", "single_pole_lipschitz", "f64", "to_mp",
            "MP_DPS", "op_norm", "op_exceeds", "occupancy", "value_mass", "fit_functional", "mse", "clip",
-           "well_served", "projection_value", "affine_rank", "affine_maximiser", "affine_objective"]
+           "well_served", "projection_value", "affine_rank", "affine_maximiser", "affine_objective",
+           "op_enclosure", "op_compare", "served", "occupancy_coefficient", "value_mass_coefficients",
+           "value_mass_rigid_coefficient", "serving_coefficient", "serving_rigid_coefficient", "cell_gradient"]
 
 
 def to_mp(x):

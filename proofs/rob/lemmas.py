@@ -117,35 +117,94 @@ def forced_depth() -> dict[str, bool]:
 
 
 def value_mass() -> dict[str, object]:
+    """The three ℓ1 bounds by the layer-cake integral, the constant 5 under rigidity, and its sharp value.
+
+    Each key is a step; True means SymPy reduced it to an exact identity or decided the inequality exactly
+    (a difference with a positive closed form, or a sign on an interval). ``_sharp_constant`` is C* to 20
+    digits, ``_stated_bounds_constant`` the constant the three stated bounds give (4/√3)."""
     out: dict[str, object] = {}
-    s, t, n, op = sp.symbols("s t n Op", positive=True)
-    # layer cake: ReLU(a − t) = ∫_t^1 1[a ≥ s] ds for a ≤ 1, so ‖r‖₁ = ∫_t^1 N_u(s) ds, with N_u(s) ≤ min(n, Op/s²)
+    s, t, n, op, N = sp.symbols("s t n Op N", positive=True)
+    # layer cake: for a data value a = u·x_i ∈ (t, 1], ReLU(a − t) = ∫_t^1 1[a ≥ s] ds = ∫_t^a ds + ∫_a^1 0 ds;
+    # for a ≤ t both sides are 0. Summed over i: ‖r‖₁ = ∫_t^1 N_u(s) ds.
     aa = sp.Symbol("a", positive=True)
-    out["ReLU(a - t) = int_t^a ds for t < a <= 1"] = is_zero(sp.integrate(1, (s, t, aa)) - (aa - t))
-    s0 = sp.sqrt(op / n)  # n = Op/s² at s0
+    out["ReLU(a - t) = int_t^1 1[a >= s] ds (split at a)"] = is_zero(
+        sp.integrate(1, (s, t, aa)) + sp.integrate(0, (s, aa, 1)) - (aa - t))
+    # N_u(s) ≤ n and N_u(s) ≤ Op/s² (occupancy): the integrand ≤ min(n, Op/s²), switching at s0 = √(Op/n)
+    s0 = sp.sqrt(op / n)
+    out["n = Op/s^2 at s0 = sqrt(Op/n)"] = is_zero(n - op / s0 ** 2)
     lc = sp.integrate(n, (s, 0, s0)) + sp.integrate(op / s ** 2, (s, s0, sp.oo))
-    out["int_0^inf min(n, Op/s^2) ds = 2 sqrt(n Op)"] = is_zero(sp.simplify(lc - 2 * sp.sqrt(n * op)))
+    out["bound 1: int_0^inf min(n, Op/s^2) ds = 2 sqrt(n Op)"] = is_zero(sp.simplify(lc - 2 * sp.sqrt(n * op)))
     tail = sp.integrate(op / s ** 2, (s, t, 1))
-    out["int_t^1 Op/s^2 ds = Op(1 - t)/t <= Op/t"] = is_zero(sp.simplify(tail - op * (1 - t) / t))
-    out["N_u(t) (1 - t) <= (1 - t) Op/t^2 (each r_i <= 1 - t)"] = True
-    # rigidity: |α| ≤ 2L/√(1−t²); |α|‖r‖₁ t/(L Op) ≤ 2 t min(Op(1−t)/t, ...)/(√(1−t²) Op) ≤ 2√((1−t)/(1+t)) ≤ 2 ≤ 5
+    out["int_t^1 Op/s^2 ds = Op (1 - t)/t"] = is_zero(sp.simplify(tail - op * (1 - t) / t))
+    out["bound 2: Op/t - Op(1 - t)/t = Op > 0"] = is_zero(sp.simplify(op / t - tail - op))
+    # N_u is non-increasing, so ∫_t^1 N_u(s) ds ≤ ∫_t^1 N_u(t) ds = (1 − t) N_u(t) ≤ (1 − t) Op/t²
+    out["bound 3: int_t^1 N_u(t) ds = (1 - t) N_u(t), with N_u(t) <= Op/t^2"] = is_zero(
+        sp.integrate(N, (s, t, 1)) - (1 - t) * N) and is_zero(sp.integrate(op / t ** 2, (s, t, 1))
+                                                                   - (1 - t) * op / t ** 2)
+    # rigidity |α| ≤ 2L/√(1 − t²): |α|‖r‖₁ t/(L Op) ≤ 2t/√(1 − t²) · min(1/t, (1 − t)/t²) =: g(t)
+    g1 = 2 / sp.sqrt(1 - t ** 2)  # t ≤ 1/2 (1/t ≤ (1 − t)/t² ⇔ t ≤ 1 − t)
+    g2 = 2 * (1 - t) / (t * sp.sqrt(1 - t ** 2))  # t ≥ 1/2
+    half = sp.Rational(1, 2)
+    out["the min switches at t = 1/2: 1/t = (1 - t)/t^2 there"] = is_zero((1 / t - (1 - t) / t ** 2).subs(t, half))
+    out["g increasing on (0, 1/2]: g1' = 2t/(1 - t^2)^(3/2) > 0"] = is_zero(sp.diff(g1, t) - 2 * t / (1 - t ** 2)
+                                                                           ** sp.Rational(3, 2))
+    # g2² = 4(1 − t)/(t²(1 + t)); its derivative is 8(t² − t − 1)/(t³(1 + t)²), and t² − t − 1 < 0 on (0, 1)
+    dg = sp.together(sp.diff(4 * (1 - t) / (t ** 2 * (1 + t)), t))
+    quad = t ** 2 - t - 1
+    out["g decreasing on [1/2, 1): (g2^2)' = 8(t^2 - t - 1)/(t^3 (1 + t)^2), t^2 - t - 1 < 0 on (0, 1)"] = is_zero(
+        dg - 8 * quad / (t ** 3 * (1 + t) ** 2)) and not [
+        r for r in sp.real_roots(sp.Poly(quad, t)) if 0 <= r <= 1] and bool(quad.subs(t, half) < 0)
+    c_stated = sp.nsimplify(g1.subs(t, half))
+    out["the stated bounds give the constant max g = g(1/2) = 4/sqrt(3) <= 5"] = is_zero(
+        c_stated - 4 / sp.sqrt(3)) and is_zero(g2.subs(t, half) - c_stated) and bool(c_stated < 5)
+    # with the integral Op(1 − t)/t itself: 2√((1 − t)/(1 + t)) < 2
     ratio = 2 * (1 - t) / sp.sqrt(1 - t ** 2)
-    out["2(1-t)/sqrt(1-t^2) = 2 sqrt((1-t)/(1+t)) <= 2 < 5"] = is_zero(
-        sp.simplify(ratio ** 2 - 4 * (1 - t) / (1 + t)))
-    # sharp constant: all x_i = u gives Op = n, ‖r‖₁ = n(1 − t), ratio h(t) = 2t(1 − t)/√(1 − t²)
-    h2 = 4 * t ** 2 * (1 - t) / (1 + t)
+    out["with Op(1-t)/t: ratio^2 = 4(1 - t)/(1 + t) and 4 - ratio^2 = 8t/(1 + t) > 0"] = is_zero(
+        sp.simplify(ratio ** 2 - 4 * (1 - t) / (1 + t))) and is_zero(sp.simplify(4 - ratio ** 2 - 8 * t / (1 + t)))
+    # the sharp constant. Σ_{s_i > t} s_i² ≤ uᵀXᵀXu ≤ Op (s_i = u·x_i ≤ 1), so ‖r‖₁ ≤ Op·m(t),
+    # m(t) = max_{t < s ≤ 1} (s − t)/s²; ∂_s (s − t)/s² = (2t − s)/s³.
+    m = (s - t) / s ** 2
+    out["d/ds (s - t)/s^2 = (2t - s)/s^3"] = is_zero(sp.simplify(sp.diff(m, s) - (2 * t - s) / s ** 3))
+    out["t <= 1/2: m(t) = m(2t) = 1/(4t)"] = is_zero(m.subs(s, 2 * t) - 1 / (4 * t))
+    out["t >= 1/2: m increasing on (t, 1], m(t) = 1 - t"] = is_zero(m.subs(s, 1) - (1 - t))
+    # the ratio |α|‖r‖₁ t/(L Op) ≤ 2t m(t)/√(1 − t²); equality for x_i = u (Op = n, ‖r‖₁ = n(1 − t)), L at rigidity
+    low = 2 * t * (1 / (4 * t)) / sp.sqrt(1 - t ** 2)  # = 1/(2√(1 − t²)), increasing: its max on (0, 1/2] at 1/2
+    low_ok = is_zero(sp.diff(low, t) - t / (2 * (1 - t ** 2) ** sp.Rational(3, 2)))
+    h2 = 4 * t ** 2 * (1 - t) / (1 + t)  # (2t(1 − t)/√(1 − t²))², t ≥ 1/2
     crit = [c for c in sp.solve(sp.diff(h2, t), t) if c.is_real and 0 < c < 1]
     tau = (sp.sqrt(5) - 1) / 2
-    out["argmax of h(t) is tau = (sqrt 5 - 1)/2"] = len(crit) == 1 and is_zero(sp.nsimplify(crit[0]) - tau)
-    cstar = sp.sqrt(sp.simplify(h2.subs(t, tau)))
-    out["sharp constant C* = 2 tau^(5/2)"] = bool(abs(sp.N(cstar - 2 * tau ** sp.Rational(5, 2), 50)) < sp.Float(1e-45))
-    out["C* < 5 (the stated constant holds; 4 holds too)"] = bool(sp.N(cstar, 50) < 4)
-    # it is the supremum: Σ s_i² ≤ Op (s_i = u·x_i ≤ 1), so ‖r‖₁ ≤ Op·m(t), m(t) = max_{t<s≤1} (s − t)/s²,
-    # = 1/(4t) at s = 2t when t ≤ 1/2 and 1 − t at s = 1 when t ≥ 1/2; 2t m(t)/√(1 − t²) ≤ max(1/√3, C*)
-    m = (s - t) / s ** 2
-    out["max_s (s - t)/s^2 at s = 2t is 1/(4t)"] = is_zero(sp.solve(sp.diff(m, s), s)[0] - 2 * t) and is_zero(
-        m.subs(s, 2 * t) - 1 / (4 * t))
-    low = sp.maximum(2 * t * (1 / (4 * t)) / sp.sqrt(1 - t ** 2), t, sp.Interval(0, sp.Rational(1, 2)))
-    out["t <= 1/2 branch: max 1/sqrt(3) < C*"] = is_zero(low - 1 / sp.sqrt(3)) and bool(sp.N(low - cstar, 50) < 0)
+    out["argmax of h on (0, 1) is unique: tau = (sqrt 5 - 1)/2 >= 1/2, h(0) = h(1) = 0"] = (
+        len(crit) == 1 and is_zero(sp.radsimp(crit[0] - tau)) and bool(tau > half)
+        and is_zero(h2.subs(t, 0)) and is_zero(h2.subs(t, 1)))
+    out["tau^2 = 1 - tau and tau (1 + tau) = 1"] = is_zero(sp.expand(tau ** 2 - 1 + tau)) and is_zero(
+        sp.expand(tau * (1 + tau) - 1))
+    out["h(tau)^2 = 4 tau^5 exactly: C* = 2 tau^(5/2)"] = is_zero(sp.radsimp(sp.expand(h2.subs(t, tau) - 4 * tau ** 5)))
+    cstar = 2 * tau ** sp.Rational(5, 2)
+    low_max = sp.radsimp(low.subs(t, half))
+    out["t <= 1/2 branch: 1/(2 sqrt(1 - t^2)) increasing, max 1/sqrt(3) < C*"] = low_ok and is_zero(
+        low_max - 1 / sp.sqrt(3)) and bool(sp.N(low_max - cstar, 50) < 0)
+    out["3/5 < C* < 1: the stated 5 (and 4) hold, 3/5 does not"] = bool(
+        sp.Rational(3, 5) < cstar) and bool(cstar < 1)
     out["_sharp_constant"] = sp.N(cstar, 20)
+    out["_stated_bounds_constant"] = sp.N(c_stated, 20)
+    return out
+
+
+def serving() -> dict[str, object]:
+    """The serving capacity: the count is an occupancy at t + h/|α|, and the sharp constant under rigidity is 4.
+
+    y_i α ReLU(u·x_i − t) ≥ h > 0 forces u·x_i ≥ t + h/|α|, so the count is ≤ N_u(t + h/|α|) ≤ Op (t + h/|α|)⁻².
+    A nonzero count needs t + h/|α| ≤ 1. Write a = |α| ≤ 2L/√(1 − t²) and h = a·q with 0 < q ≤ 1 − t:
+    (t + h/a)⁻² h²/L² = a² q²/(L² (t + q)²), increasing in q and in a, so ≤ 4(1 − t)²/(1 − t²) = 4(1 − t)/(1 + t)
+    ≤ 4 (t ≥ 0), with equality at t = 0 for data stacked at u: the sharp constant is 4, not 6."""
+    out: dict[str, object] = {}
+    t, q, a, L = sp.symbols("t q a L", positive=True)
+    e = a ** 2 * q ** 2 / (L ** 2 * (t + q) ** 2)
+    out["d/dq of a^2 q^2/(L^2 (t+q)^2) = 2 a^2 q t/(L^2 (t+q)^3) > 0"] = is_zero(sp.simplify(
+        sp.diff(e, q) - 2 * a ** 2 * q * t / (L ** 2 * (t + q) ** 3)))
+    top = sp.simplify(e.subs(q, 1 - t).subs(a, 2 * L / sp.sqrt(1 - t ** 2)))
+    out["at q = 1 - t, a = 2L/sqrt(1 - t^2): 4(1 - t)/(1 + t)"] = is_zero(sp.simplify(top - 4 * (1 - t) / (1 + t)))
+    out["4 - 4(1 - t)/(1 + t) = 8t/(1 + t) >= 0"] = is_zero(sp.simplify(4 - top - 8 * t / (1 + t)))
+    out["t -> 0: the supremum 4 is attained (data at u, t = 0, h = 2L)"] = is_zero(sp.limit(top, t, 0) - 4)
+    out["_sharp_constant"] = 4
     return out
