@@ -75,6 +75,10 @@ SDP_MAX_D = 40  # the exact PSD check of the sphere leaf bound is an LDLᵀ in r
 
 @dataclass(frozen=True)
 class Bracket:
+    """lower ≤ Lip ≤ upper, both proved. ``status``: "gap reached" (upper ≤ (1 + rel_gap)·lower), "exhausted"
+    (every node closed and the ends within rel_gap), "gap open" (every node closed, the ends further apart:
+    a relaxation the leaves could not tighten), "time limit", "node limit"."""
+
     lower: float
     upper: float
     witness_point: tuple
