@@ -53,10 +53,10 @@ def test_planted_cell_test_dropping_cells_near_the_boundary_is_caught(monkeypatc
     """Hyperplanes that only cut a thin slice of the ball next to its boundary are treated as missing it."""
     real = KB.decide_iv
 
-    def lossy(free, N, H, M, rho2, k, exact_nh, exact_rho2):
+    def lossy(free, N, H, M, rho2, k, exact_nh, exact_rho2):  # a level of flats at once: N (G, m, k)
         zero_n, meets, const = real(free, N, H, M, rho2, k, exact_nh, exact_rho2)
-        dist2 = H.m ** 2 / np.maximum((N.m ** 2 / M.m.reshape(1, k)).sum(axis=1), 1e-300)
-        thin = meets & (dist2 > 0.8 * float(rho2.m))
+        dist2 = H.m ** 2 / np.maximum((N.m ** 2 / M.m[:, None, :]).sum(axis=2), 1e-300)
+        thin = meets & (dist2 > 0.8 * rho2.m[:, None])
         const[thin] = H.m[thin] > 0
         meets[thin] = False
         return zero_n, meets, const
@@ -71,13 +71,14 @@ def test_planted_coincidence_tolerance_is_caught(monkeypatch, where):
     if where == "ball":
         real = KB.rank_points
 
-        def loose(y, idx, exact_nh):
-            r = real(y, idx, exact_nh)
-            order = np.argsort(y.m)
-            vals = y.m[order]
-            merged = np.r_[0, np.cumsum(np.diff(vals) > 1e-3)]
-            out = np.empty_like(r)
-            out[order] = merged
+        def loose(Y, mask, exact_nh):  # the points of many lines at once: Y (G, m), ranks −1 off the mask
+            out = real(Y, mask, exact_nh)
+            for g in range(mask.shape[0]):
+                idx = np.flatnonzero(mask[g])
+                if len(idx):
+                    order = np.argsort(Y.m[g, idx])
+                    merged = np.r_[0, np.cumsum(np.diff(Y.m[g, idx][order]) > 1e-3)]
+                    out[g, idx[order]] = merged
             return out
 
         monkeypatch.setattr(KB, "rank_points", loose)

@@ -11,13 +11,26 @@ without normalising: everything stays rational). On F the ball is the open ellip
 Σ_i M_ii y_i² < ρ² (M = AᵀA diagonal, ρ² = R² − ‖c‖²), and hyperplane j is n_j·y + h_j = 0 with
 n_j = Aᵀw_j, h_j = w_j·c + b_j; it meets the ellipsoid iff h_j² < ρ² Σ_i n_ij²/M_ii. Hyperplanes that
 coincide on F (pencils: three planes through one line, many lines through one point) are merged into one
-group whose members flip together, so degenerate arrangements give exactly their own cells. A node is
-memoised by the set S of hyperplanes containing its flat, which visits every flat once (not once per
+group whose members flip together, so degenerate arrangements give exactly their own cells. A flat is
+identified by the set S of hyperplanes containing it, so every flat is visited once (not once per
 ordering: the old recursion took 11! steps for 11 units in d = 32).
 
+The flats are processed a level (a dimension) at a time, breadth first: the decisions of all flats of one
+level (in d = 3 with 128 units: the ~6 000 lines of all planes at once) are one vectorised float64 interval
+computation (:mod:`numerics.rob.interval`, rigorous error bounds) used as a filter that proves each decision
+(|value| > its error bound), and every decision the filter leaves open is made in exact rationals for that
+flat and that hyperplane alone. A flat's parametrisation is the one of the first path that reaches it in the
+depth-first order of the facet recursion, so the cells, their order and the result are those of the
+recursion itself. Lip² is then the exact maximum of the rational ‖g_σ‖² over the distinct cells (compared
+exactly among the candidates the enclosures cannot separate).
+
 Every decision (n_j = 0, meets the ellipsoid, coincidence, the order of points on a line) is made by the
-float64 interval filter and, where it cannot decide, in exact rationals. Lip² is then the exact maximum of
-the rational ‖g_σ‖² (compared exactly among the candidates the enclosures cannot separate).
+filter and, where it cannot decide, in exact rationals; nothing is decided by a tolerance.
+
+Cost: the cells of a line are built packed (⌈m/8⌉ bytes a row), each row the XOR of the previous one and the
+bits of the hyperplanes through its point; cells found through several facets are merged by a 64-bit hash
+whose runs are checked row by row. In d = 3 with 128 units (the bench's nets) this takes ~1.8 s of CPU
+against 10.5 s for the flat-by-flat recursion it replaces (medians of 3 seeds), with the same result.
 """
 
 from __future__ import annotations
@@ -31,9 +44,11 @@ import numpy as np
 from numerics.rob import exact as E
 from numerics.rob.interval import Interval, Undecided, from_fractions, matmul
 
-__all__ = ["lipschitz_ball", "BallResult", "ball_cells", "BudgetExceeded"]
+__all__ = ["lipschitz_ball", "BallResult", "BudgetExceeded", "decide_iv", "line_cells", "rank_points",
+           "span_basis"]
 
 F0, F1 = Fraction(0), Fraction(1)
+CHUNK = 1 << 16  # entries (flats × units) per vectorised block: bounds the memory of one level
 
 
 class BudgetExceeded(RuntimeError):
@@ -53,16 +68,20 @@ class _Ctx:
         self.Wq, self.bq, self.R2 = Wq, bq, R2
         self.m, self.d = len(Wq), (len(Wq[0]) if Wq else 0)
         self.Wiv = from_fractions([list(w) for w in Wq]) if Wq else None
+        self.WivT = self.Wiv.T if Wq else None
         self.biv = from_fractions(list(bq)) if Wq else None
         self.R2iv = from_fractions([R2])[0]
-        self.memo: dict = {}
+        self.unit_mask = np.packbits(np.eye(self.m, dtype=bool), axis=1) if Wq else None  # bit j of unit j
         self.exact_params: dict = {(): (span_basis(Wq, self.d), tuple(F0 for _ in range(self.d)))}
         self.nodes = 0
         self.deadline, self.max_nodes, self.progress = deadline, max_nodes, progress
         self.last = time.perf_counter()
 
-    def tick(self):
-        self.nodes += 1
+    def tick(self, count=1):
+        self.nodes += count
+        self.check()
+
+    def check(self):
         now = time.perf_counter()
         if self.nodes > self.max_nodes or (self.deadline is not None and now > self.deadline):
             raise BudgetExceeded(f"exact ball recursion stopped after {self.nodes} flats")
@@ -85,6 +104,37 @@ class _Ctx:
             hit = _sub_flat_exact(A, c, n, h, p)
             self.exact_params[path] = hit
         return hit
+
+
+class _Exact:
+    """Exact (n_j, h_j) and (ρ², M) of the flats of one level, computed on demand (a filter left it open)."""
+
+    def __init__(self, ctx, paths):
+        self.ctx, self.paths = ctx, paths
+        self.nh_cache: dict = {}
+        self.rho_cache: dict = {}
+
+    def nh(self, g, j):
+        key = (int(g), int(j))
+        hit = self.nh_cache.get(key)
+        if hit is None:
+            Ae, ce = self.ctx.exact_param(self.paths[key[0]])
+            w = self.ctx.Wq[key[1]]
+            hit = (tuple(E.dot(w, a) for a in Ae), E.dot(w, ce) + self.ctx.bq[key[1]])
+            self.nh_cache[key] = hit
+        return hit
+
+    def rho2(self, g):
+        g = int(g)
+        hit = self.rho_cache.get(g)
+        if hit is None:
+            Ae, ce = self.ctx.exact_param(self.paths[g])
+            hit = (self.ctx.R2 - E.dot(ce, ce), [E.dot(a, a) for a in Ae])
+            self.rho_cache[g] = hit
+        return hit
+
+    def bound(self, g):
+        return lambda j: self.nh(g, j)
 
 
 def _gs_basis(d):
@@ -132,18 +182,21 @@ def _sub_flat_exact(A, c, n, h, p):
 
 
 def _sub_flats_iv(A: Interval, c: Interval, n: Interval, h: Interval, p: np.ndarray):
-    """:func:`_sub_flat_exact` for G hyperplanes at once, in interval arithmetic: (A' (G,k−1,d), c' (G,d))."""
+    """:func:`_sub_flat_exact` for G (flat, hyperplane) pairs at once, in interval arithmetic.
+
+    A (G, k, d) and c (G, d) are the parent flats, n (G, k) and h (G,) the hyperplanes on them, p (G,) the
+    dropped coordinates; returns (A' (G, k−1, d), c' (G, d))."""
     G, k = n.shape
-    M = (A * A).sum(axis=1)                                 # (k,)
-    Mq = n.square() / M.reshape(1, k)
+    M = (A * A).sum(axis=2)                                 # (G, k)
+    Mq = n.square() / M
     q = Mq.sum(axis=1)                                      # (G,)
-    ystar = -(h.reshape(G, 1) * n) / (M.reshape(1, k) * q.reshape(G, 1))
-    c2 = matmul(ystar, A) + c.reshape(1, -1)
+    ystar = -(h.reshape(G, 1) * n) / (M * q.reshape(G, 1))  # (G, k)
+    c2 = matmul(ystar.reshape(G, 1, k), A).reshape(G, -1) + c
     keep = np.array([[e for e in range(k) if e != pg] for pg in p], int).reshape(G, k - 1)
     onehot = np.zeros((G, k - 1, k))
     onehot[np.arange(G)[:, None], np.arange(k - 1)[None, :], keep] = 1.0
     ne = Interval(np.take_along_axis(n.m, keep, 1), np.take_along_axis(n.r, keep, 1))     # (G, k−1)
-    coef = n / (q.reshape(G, 1) * M.reshape(1, k))                                        # (G, k)
+    coef = n / (q.reshape(G, 1) * M)                                                      # (G, k)
     Z = Interval(onehot) - ne.reshape(G, k - 1, 1) * coef.reshape(G, 1, k)               # (G, k−1, k)
     X = matmul(Z, A)                                                                      # (G, k−1, d)
     cols = []
@@ -157,115 +210,55 @@ def _sub_flats_iv(A: Interval, c: Interval, n: Interval, h: Interval, p: np.ndar
     return A2, c2
 
 
-def ball_cells(ctx: _Ctx, S: frozenset, A: Interval, c: Interval, path: tuple, sink=None):
-    """(patterns, G) of the cells of the arrangement on the flat x = c + A y (A: k × d, orthogonal rows ⊥ c)
-    that meet the open ball: patterns N × m bool (entries in S are placeholders), G the enclosures of the
-    partial gradients Σ_{j ∉ S} σ_j a_j w_j. At the root (``sink`` given) the blocks are handed to
-    ``sink(rows, G)`` plane by plane instead of being collected, and None is returned."""
-    hit = ctx.memo.get(S)
-    if hit is not None and sink is None:
-        return hit
-    ctx.tick()
-    m, k = ctx.m, A.shape[0]
-    free = np.array([j not in S for j in range(m)], bool)
-    M = (A * A).sum(axis=1)
-    N = matmul(ctx.Wiv, A.T)                                      # m × k
-    H = matmul(ctx.Wiv, c.reshape(-1, 1)).reshape(-1) + ctx.biv
-    rho2 = ctx.R2iv - (c * c).sum()
-    ex: dict = {}
-
-    def exact_nh(j):
-        if j not in ex:
-            Ae, ce = ctx.exact_param(path)
-            w = ctx.Wq[j]
-            ex[j] = (tuple(E.dot(w, a) for a in Ae), E.dot(w, ce) + ctx.bq[j])
-        return ex[j]
-
-    def exact_rho2():
-        Ae, ce = ctx.exact_param(path)
-        return ctx.R2 - E.dot(ce, ce), [E.dot(a, a) for a in Ae]
-
-    try:
-        zero_n, meets, const = decide_iv(free, N, H, M, rho2, k, exact_nh, exact_rho2)
-        exact_node = False
-    except Undecided:  # an enclosure the filter cannot use (e.g. entries near the underflow range)
-        zero_n, meets, const = _decide_exact(free, k, exact_nh, exact_rho2)
-        exact_node = True
-    idx = np.flatnonzero(meets)
-    if len(idx) == 0 or k == 1:
-        rows = const[None, :].copy() if len(idx) == 0 else line_cells(idx, N, H, const, exact_nh, m, exact_node)
-        out = (rows, matmul(Interval(rows.astype(np.float64)), ctx.Aiv))
-    else:
-        groups = _coincidence_groups(idx, N, H, exact_nh, k, exact_node)
-        reps = np.array([g[0][0] for g in groups])
-        p = np.argmax(np.abs(N.m[reps]), axis=1)
-        try:
-            A2, c2 = _sub_flats_iv(A, c, N[reps], H[reps], p)
-        except Undecided:  # the same formulas in exact arithmetic, then enclosed
-            A2, c2 = _sub_flats_from_exact(ctx, path, reps, p)
-        rows, Gs = [], []
-        for gi, grp in enumerate(groups):
-            S2 = S | frozenset(j for j, _ in grp)
-            sub, Gsub = ball_cells(ctx, S2, A2[gi], c2[gi], path + ((int(reps[gi]), int(p[gi])),))
-            for side in (True, False):
-                blk = sub.copy()
-                on = [j for j, orient in grp if (orient > 0) == side]
-                for j, orient in grp:
-                    blk[:, j] = (orient > 0) == side
-                Gb = Gsub
-                if on:
-                    add = ctx.Aiv[np.array(on)].sum(axis=0)
-                    Gb = Gsub + add.reshape(1, -1)
-                if sink is not None:
-                    sink(blk, Gb)
-                else:
-                    rows.append(blk)
-                    Gs.append(Gb)
-        if sink is not None:
-            return None
-        P = np.vstack(rows)
-        first = _first_unique(P)  # the same cell is found through several of its facets
-        out = (P[first], Interval(np.vstack([g.m for g in Gs])[first], np.vstack([g.r for g in Gs])[first]))
-    if sink is not None:
-        sink(*out)
-        return None
-    if len(S) >= 2:  # a flat with two or more hyperplanes is reached along several paths; a plane only once
-        ctx.memo[S] = out
-    return out
+def _sub_flats_from_exact(ctx, paths):
+    A2m, A2r, c2m, c2r = [], [], [], []
+    for path in paths:
+        At, ct = ctx.exact_param(path)
+        a = from_fractions([list(col) for col in At])
+        cc = from_fractions(list(ct))
+        A2m.append(a.m)
+        A2r.append(a.r)
+        c2m.append(cc.m)
+        c2r.append(cc.r)
+    return Interval(np.stack(A2m), np.stack(A2r)), Interval(np.stack(c2m), np.stack(c2r))
 
 
+# ------------------------------------------------------------------------------------------ decisions
 def decide_iv(free, N, H, M, rho2, k, exact_nh, exact_rho2):
-    """Per hyperplane: n_j = 0 on the flat, meets the open ellipsoid, constant sign — filter, then exact."""
-    m = len(free)
-    nz_sure = (N.sign() != 0).any(axis=1)
-    zero_n = np.zeros(m, bool)
-    for j in np.flatnonzero(free & ~nz_sure):
-        n, _ = exact_nh(j)
-        zero_n[j] = all(x == 0 for x in n)
+    """Per flat g and hyperplane j: n_gj = 0 on the flat, meets the open ellipsoid, constant sign.
+
+    free (G, m) bool, N (G, m, k), H (G, m), M (G, k), rho2 (G,); ``exact_nh(g, j)`` and ``exact_rho2(g)``
+    give the exact quantities for the entries the filter cannot decide. Returns (zero_n, meets, const)."""
+    G, m = free.shape
+    nz_sure = (N.sign() != 0).any(axis=2)
+    zero_n = np.zeros((G, m), bool)
+    for g, j in np.argwhere(free & ~nz_sure):
+        n, _ = exact_nh(g, j)
+        zero_n[g, j] = all(x == 0 for x in n)
     # meets the open ellipsoid: ρ² Σ n_i²/M_i − h² > 0
-    s = (N.square() / M.reshape(1, k)).sum(axis=1) * rho2 - H.square()
+    s = (N.square() / M.reshape(G, 1, k)).sum(axis=2) * rho2.reshape(G, 1) - H.square()
     ss = s.sign()
     meets = free & ~zero_n & (ss > 0)
-    for j in np.flatnonzero(free & ~zero_n & (ss == 0)):
-        n, h = exact_nh(j)
-        r2, Me = exact_rho2()
-        meets[j] = r2 * sum(n[i] * n[i] / Me[i] for i in range(k)) - h * h > 0
+    for g, j in np.argwhere(free & ~zero_n & (ss == 0)):
+        n, h = exact_nh(g, j)
+        r2, Me = exact_rho2(g)
+        meets[g, j] = r2 * sum(n[i] * n[i] / Me[i] for i in range(k)) - h * h > 0
     sh = H.sign()  # the value at the centre y = 0 is h_j
-    const = np.zeros(m, bool)
-    for j in np.flatnonzero(free & ~meets):
-        sg = int(sh[j])
+    const = np.zeros((G, m), bool)
+    rest = free & ~meets
+    const[rest & (sh > 0)] = True
+    for g, j in np.argwhere(rest & (sh == 0)):
+        sg = E.sgn(exact_nh(g, j)[1])
         if sg == 0:
-            sg = E.sgn(exact_nh(j)[1])
-            if sg == 0:
-                raise AssertionError("a hyperplane contains the flat but is not in its set")
-        const[j] = sg > 0
+            raise AssertionError("a hyperplane contains the flat but is not in its set")
+        const[g, j] = sg > 0
     return zero_n, meets, const
 
 
-def _decide_exact(free, k, exact_nh, exact_rho2):
+def _decide_exact(free, k, exact_nh, r2, Me):
+    """One flat's decisions in exact arithmetic (``exact_nh(j)``; r2, Me its exact ρ² and M)."""
     m = len(free)
     zero_n, meets, const = np.zeros(m, bool), np.zeros(m, bool), np.zeros(m, bool)
-    r2, Me = exact_rho2()
     for j in np.flatnonzero(free):
         n, h = exact_nh(j)
         zero_n[j] = all(x == 0 for x in n)
@@ -277,29 +270,49 @@ def _decide_exact(free, k, exact_nh, exact_rho2):
     return zero_n, meets, const
 
 
-def _sub_flats_from_exact(ctx, path, reps, p):
-    Ae, ce = ctx.exact_param(path)
-    A2m, A2r, c2m, c2r = [], [], [], []
-    for j, pj in zip(reps, p, strict=True):
-        At, ct = ctx.exact_param(path + ((int(j), int(pj)),))
-        a = from_fractions([list(col) for col in At])
-        cc = from_fractions(list(ct))
-        A2m.append(a.m)
-        A2r.append(a.r)
-        c2m.append(cc.m)
-        c2r.append(cc.r)
-    return Interval(np.stack(A2m), np.stack(A2r)), Interval(np.stack(c2m), np.stack(c2r))
+def _decide_level(ctx, S_list, A, c, ex):
+    """The decisions of all flats of one level: (N (G, m, k), H (G, m), zero_n, meets, const, exact_node)."""
+    G, k = A.shape[0], A.shape[1]
+    m = ctx.m
+    free = np.ones((G, m), bool)
+    for g, S in enumerate(S_list):
+        if S:
+            free[g, list(S)] = False
+    M = (A * A).sum(axis=2)                                       # (G, k)
+    N = matmul(ctx.Wiv, Interval(A.m.transpose(0, 2, 1), A.r.transpose(0, 2, 1)))   # (G, m, k)
+    H = matmul(c, ctx.WivT) + ctx.biv.reshape(1, m)               # (G, m)
+    rho2 = ctx.R2iv - (c * c).sum(axis=1)                         # (G,)
+    # a flat whose M the filter cannot divide by (entries near underflow) is decided exactly, as a whole
+    exact_node = np.any(np.abs(M.m) - M.r <= 0, axis=1)
+    if exact_node.any():
+        M = Interval(np.where(exact_node[:, None], 1.0, M.m), np.where(exact_node[:, None], 0.0, M.r))
+    zero_n, meets, const = decide_iv(free & ~exact_node[:, None], N, H, M, rho2, k, ex.nh, ex.rho2)
+    for g in np.flatnonzero(exact_node):
+        zero_n[g], meets[g], const[g] = _decide_exact(free[g], k, ex.bound(g), *ex.rho2(g))
+    return N, H, zero_n, meets, const, exact_node
 
 
 def _coincidence_groups(idx, N, H, exact_nh, k, exact_node=False):
-    """Group hyperplanes that coincide on the flat: (n_j, h_j) ∝ (n_l, h_l); orientation = sign of the ratio."""
+    """Group hyperplanes that coincide on the flat: (n_j, h_j) ∝ (n_l, h_l); orientation = sign of the ratio.
+
+    N (m, k) and H (m,) are the flat's enclosures; pairs the filter separates (a nonzero 2 × 2 minor of
+    (n, h)) are distinct, every other pair is compared exactly."""
     V = Interval(np.hstack([N.m[idx], H.m[idx, None]]), np.hstack([N.r[idx], H.r[idx, None]]))
     q = len(idx)
-    distinct = np.zeros((q, q), bool)
+    open_pairs = ~np.eye(q, dtype=bool)
+    iu, ju = np.nonzero(np.triu(open_pairs))     # the pairs i < j still open
     for a in range(k + 1 if not exact_node else 0):
         for b in range(a + 1, k + 1):
-            minor = V[:, a].reshape(-1, 1) * V[:, b].reshape(1, -1) - V[:, b].reshape(-1, 1) * V[:, a].reshape(1, -1)
-            distinct |= minor.sign() != 0
+            if len(iu) == 0:
+                break
+            va, vb = V[:, a], V[:, b]
+            minor = va[iu] * vb[ju] - vb[iu] * va[ju]
+            keep = minor.sign() == 0                # a nonzero 2 × 2 minor: the pair is distinct
+            iu, ju = iu[keep], ju[keep]
+    open_pairs[:] = False
+    open_pairs[iu, ju] = open_pairs[ju, iu] = True
+    if not open_pairs.any():
+        return [[(int(j), 1)] for j in idx]
     group_of = -np.ones(q, int)
     groups = []
     for i in range(q):
@@ -308,8 +321,8 @@ def _coincidence_groups(idx, N, H, exact_nh, k, exact_node=False):
         group_of[i] = len(groups)
         grp = [(int(idx[i]), 1)]
         vi = None
-        for j in range(i + 1, q):
-            if group_of[j] >= 0 or distinct[i, j]:
+        for j in np.flatnonzero(open_pairs[i, i + 1:]) + i + 1:
+            if group_of[j] >= 0:
                 continue
             if vi is None:
                 ni, hi = exact_nh(int(idx[i]))
@@ -327,75 +340,258 @@ def _coincidence_groups(idx, N, H, exact_nh, k, exact_node=False):
     return groups
 
 
-def line_cells(idx, N, H, const, exact_nh, m, exact_node=False):
-    """Cells on a line x = c + y a: the points y_j = −h_j/n_j inside the domain, ordered and merged exactly."""
-    n, h = N[idx, 0], H[idx]
-    y = -(h / n) if (not exact_node and np.all(n.sign() != 0)) else None
-    sgn_n = n.sign()
-    if y is None or np.any(sgn_n == 0):
-        sgn_n = np.array([E.sgn(exact_nh(int(j))[0][0]) for j in idx], np.int8)
-        ex = [-exact_nh(int(j))[1] / exact_nh(int(j))[0][0] for j in idx]
-        order = sorted(range(len(idx)), key=lambda i: ex[i])
-        ranks, r = np.zeros(len(idx), int), -1
-        for t, i in enumerate(order):
-            if t == 0 or ex[i] != ex[order[t - 1]]:
+# ------------------------------------------------------------------------------------------ lines
+def line_cells(meets, N, H, const, exact_nh, exact_node):
+    """Cells on G lines x = c + y a at once: the points y_gj = −h_gj/n_gj inside the domain, ordered and
+    merged exactly.
+
+    meets, const (G, m) bool; N, H (G, m) enclosures of n_gj, h_gj; ``exact_nh(g, j)``; exact_node (G,):
+    lines decided exactly. Returns (rows, owner): the patterns of the cells of all lines (T, ⌈m/8⌉) packed
+    as by ``np.packbits(axis=1)``, line after line and in the order of y along each, and owner (T,), the
+    line of each row."""
+    G, m = meets.shape
+    sgn_n = N.sign()
+    # lines the filter orders: no exact flag and every crossing hyperplane's n of certain sign
+    simple = ~exact_node & ~np.any(meets & (sgn_n == 0), axis=1)
+    ranks = np.full((G, m), -1, np.int32)
+    use = meets & simple[:, None]
+    if use.any():
+        safe = Interval(np.where(use, N.m, 1.0), np.where(use, N.r, 0.0))
+        ranks[:] = rank_points(-(H / safe), use, exact_nh)
+    for g in np.flatnonzero(~simple):
+        idx = np.flatnonzero(meets[g])
+        if len(idx) == 0:
+            continue
+        sg = np.array([E.sgn(exact_nh(g, j)[0][0]) for j in idx], np.int8)
+        sgn_n[g, idx] = sg
+        ex = [-exact_nh(g, j)[1] / exact_nh(g, j)[0][0] for j in idx]
+        vals = sorted(set(ex))
+        pos = {v: r for r, v in enumerate(vals)}
+        ranks[g, idx] = [pos[v] for v in ex]
+    # row t of line g is the pattern on the t-th interval of y: it starts (t = 0, below every point) with
+    # the columns whose n is negative on and flips, at each point, the columns through it. Built packed:
+    # each row is the XOR of its predecessor and the flips at its point.
+    nb = -(-m // 8)
+    P = ranks.max(axis=1) + 1                     # points per line (0: the line crosses nothing)
+    counts = P + 1
+    start = np.r_[0, np.cumsum(counts)[:-1]]
+    T = int(counts.sum())
+    base = np.packbits(np.where(meets, sgn_n < 0, const), axis=1)      # (G, nb)
+    end = base ^ np.packbits(meets, axis=1)       # the last row: every crossing column flipped once
+    D = np.zeros((T, nb), np.uint8)
+    D[start] = base
+    D[start[1:]] ^= end[:-1]                      # undo the previous line's accumulated XOR
+    g_idx, j_idx = np.nonzero(meets)
+    flat = (start[g_idx] + 1 + ranks[g_idx, j_idx]) * nb + (j_idx >> 3)
+    bits = np.bincount(flat, weights=(0x80 >> (j_idx & 7)).astype(np.float64), minlength=T * nb)
+    D ^= bits.astype(np.uint8).reshape(T, nb)     # distinct columns are distinct bits: their sum is their OR
+    rows = np.bitwise_xor.accumulate(D, axis=0)
+    return rows, np.repeat(np.arange(G), counts)
+
+
+def rank_points(Y: Interval, mask, exact_nh):
+    """Dense ranks (G, m) of the points Y (G, m) of each line where ``mask`` (equal points share a rank, −1
+    off the mask), certified by the filter, or exactly (``exact_nh(g, j)``) inside a cluster it cannot split."""
+    G, m = mask.shape
+    order = np.lexsort((np.where(mask, Y.m, 0.0), ~mask), axis=1)   # the points first, by midpoint (stable)
+    lo = np.take_along_axis(np.where(mask, Y.lo(), np.inf), order, 1)
+    hi = np.take_along_axis(np.where(mask, Y.hi(), np.inf), order, 1)
+    cnt = mask.sum(axis=1)
+    live = np.arange(m - 1)[None, :] < (cnt - 1)[:, None]      # adjacent pairs of points on the line
+    sep = lo[:, 1:] > hi[:, :-1]
+    srt = np.zeros((G, m), np.int32)
+    srt[:, 1:] = np.cumsum(sep & live, axis=1)
+    for g in np.flatnonzero(np.any(live & ~sep, axis=1)):  # a cluster: order it exactly
+        o = order[g, :cnt[g]]
+        r, t, n = 0, 0, int(cnt[g])
+        while t < n:
+            u = t
+            while u + 1 < n and not sep[g, u]:
+                u += 1
+            if u == t:
+                srt[g, t] = r
                 r += 1
-            ranks[i] = r
-    else:
-        ranks = rank_points(y, idx, exact_nh)
-    P = int(ranks.max()) + 1
-    out = np.repeat(const[None, :], P + 1, axis=0)
-    iv = np.arange(P + 1)[:, None]
-    pos = sgn_n > 0
-    act = np.where(pos[None, :], ranks[None, :] < iv, ranks[None, :] >= iv)
-    out[:, idx] = act
-    return out
-
-
-def rank_points(y: Interval, idx, exact_nh):
-    """Dense ranks of the points (equal points share a rank), certified by the filter or exactly."""
-    order = np.argsort(y.m, kind="stable")
-    lo, hi = y.lo()[order], y.hi()[order]
-    sep = lo[1:] > hi[:-1]
-    ranks = np.zeros(len(idx), int)
-    r, t = 0, 0
-    n = len(order)
-    while t < n:
-        u = t
-        while u + 1 < n and not sep[u]:
-            u += 1
-        if u == t:
-            ranks[order[t]] = r
-            r += 1
-        else:  # a cluster: order exactly
-            members = order[t:u + 1]
-            ex = {int(i): -exact_nh(int(idx[i]))[1] / exact_nh(int(idx[i]))[0][0] for i in members}
-            vals = sorted(set(ex.values()))
-            for i in members:
-                ranks[i] = r + vals.index(ex[int(i)])
-            r += len(vals)
-        t = u + 1
+            else:
+                ex = {t2: -exact_nh(g, o[t2])[1] / exact_nh(g, o[t2])[0][0] for t2 in range(t, u + 1)}
+                vals = sorted(set(ex.values()))
+                for t2 in range(t, u + 1):
+                    srt[g, t2] = r + vals.index(ex[t2])
+                r += len(vals)
+            t = u + 1
+    ranks = np.full((G, m), -1, np.int32)
+    np.put_along_axis(ranks, order, srt, 1)
+    ranks[~mask] = -1
     return ranks
 
 
-def _first_unique_packed(packed: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row of a packbits array, in order."""
-    packed = np.ascontiguousarray(packed)
-    _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
-    return np.sort(first)
+# ------------------------------------------------------------------------------------------ rows
+def _pack(rows):
+    return np.packbits(rows, axis=1)
 
 
-def _first_unique(P: np.ndarray) -> np.ndarray:
-    return _first_unique_packed(np.packbits(P, axis=1))
+def _mix(x):
+    """The splitmix64 finaliser (a bijection of uint64 that scatters nearby words)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
 
 
-def _unique_count(packed_blocks) -> int:
-    return len(_first_unique_packed(np.vstack(packed_blocks))) if packed_blocks else 0
+def _first_unique(packed: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct row of a packbits array, in order.
+
+    Rows are sorted by a 64-bit hash of their words; the rows of one hash value form a run, and each run is
+    checked to hold one row only (else, a hash collision, the rows are sorted by all their words)."""
+    n, nb = packed.shape
+    if n <= 1:
+        return np.arange(n)
+    w = -(-nb // 8)
+    words = np.zeros((n, 8 * w), np.uint8)
+    words[:, :nb] = packed
+    words = words.view(np.uint64)
+    h = _mix(words[:, 0])
+    for i in range(1, w):
+        h = _mix(h ^ words[:, i])
+    order = np.argsort(h)
+    sh = h[order]
+    same = sh[1:] == sh[:-1]
+    sw = words[order]
+    if np.any(same & np.any(sw[1:] != sw[:-1], axis=1)):  # a collision: sort by the words themselves
+        order = np.lexsort(words.T[::-1])
+        sw = words[order]
+        same = ~np.any(sw[1:] != sw[:-1], axis=1)
+    starts = np.flatnonzero(np.r_[True, ~same])
+    return np.sort(np.minimum.reduceat(order, starts))
+
+
+# ------------------------------------------------------------------------------------------ recursion
+def _chunks(G, m):
+    step = max(1, CHUNK // max(m, 1))
+    return [(s, min(G, s + step)) for s in range(0, G, step)]
+
+
+def _level(ctx, S_list, A, c, paths):
+    """Decide one level of flats and return (rows, off, children) — for every flat g either its rows
+    (packed, ``rows[off[g]:off[g+1]]``; lines and flats no hyperplane crosses) or its children: the
+    list of (child index in the next level, group) with the next level's (S, A, c, path) lists."""
+    G, k = A.shape[0], A.shape[1]
+    m = ctx.m
+    leaf_rows: dict = {}
+    next_S, next_paths, next_index = [], [], {}
+    pend_parent, pend_nm, pend_nr, pend_hm, pend_hr, pend_p = [], [], [], [], [], []
+    children: dict = {}
+    for s0, s1 in _chunks(G, m):
+        ex = _Exact(ctx, paths[s0:s1])
+        Ab, cb = A[s0:s1], c[s0:s1]
+        N, H, _, meets, const, exact_node = _decide_level(ctx, S_list[s0:s1], Ab, cb, ex)
+        has = meets.any(axis=1)
+        if k == 1:
+            packed, owner = line_cells(meets, N[:, :, 0], H, const, ex.nh, exact_node)
+            bounds = np.searchsorted(owner, np.arange(s1 - s0 + 1))
+            for g in range(s1 - s0):
+                leaf_rows[s0 + g] = packed[bounds[g]:bounds[g + 1]]
+            ctx.check()
+            continue
+        for g in np.flatnonzero(~has):
+            leaf_rows[s0 + int(g)] = _pack(const[g][None, :])
+        for g in np.flatnonzero(has):
+            gg = s0 + int(g)
+            idx = np.flatnonzero(meets[g])
+            groups = _coincidence_groups(idx, N[g], H[g], ex.bound(g), k, bool(exact_node[g]))
+            reps = np.array([grp[0][0] for grp in groups])
+            p = np.argmax(np.abs(N.m[g][reps]), axis=1)
+            reps_l, p_l = reps.tolist(), p.tolist()
+            pos = ctx.unit_mask[reps]                # a group's first member has orientation +1
+            neg = np.zeros_like(pos)
+            cis = np.empty(len(groups), np.int64)
+            Sg, pg = S_list[gg], paths[gg]
+            new = []
+            for gi, grp in enumerate(groups):
+                if len(grp) == 1:
+                    S2 = Sg | {reps_l[gi]}
+                else:
+                    S2 = Sg | frozenset(j for j, _ in grp)
+                    pos[gi] = np.bitwise_or.reduce(ctx.unit_mask[[j for j, o in grp if o > 0]], axis=0)
+                    on_neg = [j for j, o in grp if o < 0]
+                    if on_neg:
+                        neg[gi] = np.bitwise_or.reduce(ctx.unit_mask[on_neg], axis=0)
+                ci = next_index.get(S2)
+                if ci is None:  # first reached here: this path gives the flat its parametrisation
+                    ci = next_index[S2] = len(next_S)
+                    next_S.append(S2)
+                    next_paths.append(pg + ((reps_l[gi], p_l[gi]),))
+                    new.append(gi)
+                cis[gi] = ci
+            if new:
+                rn = reps[new]
+                pend_parent.append(np.full(len(new), gg))
+                pend_nm.append(N.m[g][rn])
+                pend_nr.append(N.r[g][rn])
+                pend_hm.append(H.m[g][rn])
+                pend_hr.append(H.r[g][rn])
+                pend_p.append(p[new])
+            children[gg] = (cis, pos, neg)
+        ctx.check()
+    if next_S:
+        par = np.concatenate(pend_parent)
+        pA, pc = A[par], c[par]
+        n = Interval(np.concatenate(pend_nm), np.concatenate(pend_nr))
+        h = Interval(np.concatenate(pend_hm), np.concatenate(pend_hr))
+        pp = np.concatenate(pend_p)
+        try:
+            A2, c2 = _sub_flats_iv(pA, pc, n, h, pp)
+        except Undecided:  # per parent flat; where even that fails, the same formulas in exact arithmetic
+            A2m = np.zeros((len(par), k - 1, A.shape[2]))
+            A2r, c2m, c2r = np.zeros_like(A2m), np.zeros((len(par), A.shape[2])), np.zeros((len(par), A.shape[2]))
+            for gg in np.unique(par):
+                sel = np.flatnonzero(par == gg)
+                try:
+                    a2, cc = _sub_flats_iv(pA[sel], pc[sel], n[sel], h[sel], pp[sel])
+                except Undecided:
+                    a2, cc = _sub_flats_from_exact(ctx, [next_paths[i] for i in sel])
+                A2m[sel], A2r[sel], c2m[sel], c2r[sel] = a2.m, a2.r, cc.m, cc.r
+            A2, c2 = Interval(A2m, A2r), Interval(c2m, c2r)
+    else:
+        A2 = c2 = None
+    return leaf_rows, children, (next_S, A2, c2, next_paths)
+
+
+def _assemble(kids, rows_of, nb):
+    """A flat's rows from its children's: each group's two sides, in group order (packed, not deduplicated)."""
+    cis, pos, neg = kids
+    blocks = [rows_of(int(ci)) for ci in cis]
+    lens = np.repeat([len(b) for b in blocks], 2)
+    P = np.vstack([b for b in blocks for _ in (0, 1)])
+    return P | np.repeat(np.stack([pos, neg], axis=1).reshape(-1, nb), lens, axis=0)
+
+
+def arrangement_rows(ctx, A0: Interval):
+    """The packed patterns of the cells meeting the open ball, in the order of the facet recursion
+    (with repetitions: a cell is found through each of its facets)."""
+    nb = -(-ctx.m // 8)
+    levels = []
+    S_list, A, c, paths = [frozenset()], A0.reshape(1, *A0.shape), Interval(np.zeros((1, ctx.d))), [()]
+    while S_list:
+        ctx.tick(len(S_list))
+        leaf_rows, children, nxt = _level(ctx, S_list, A, c, paths)
+        levels.append((leaf_rows, children))
+        S_list, A, c, paths = nxt
+    # bottom up: a flat's rows are its children's two sides, deduplicated (except at the root)
+    below: dict = {}
+    for depth in range(len(levels) - 1, -1, -1):
+        leaf_rows, children = levels[depth]
+        cur = dict(leaf_rows)
+        for g, kids in children.items():
+            P = _assemble(kids, below.__getitem__, nb)
+            cur[g] = P if depth == 0 else P[_first_unique(P)]
+        below = cur
+        ctx.check()
+    return below[0]
 
 
 def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progress=None) -> BallResult:
     """Exact Lip on B_R of v·x + Σ_j a_j ReLU(w_j·x + b_j) (rational canonical form)."""
-    d = len(vq)
     R = Fraction(R)
     vq = tuple(vq)
     m = len(Wq)
@@ -405,32 +601,25 @@ def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progr
     ctx = _Ctx(list(Wq), list(bq), R * R, deadline, max_nodes, progress)
     Aq = [E.scale(a, w) for a, w in zip(aq, Wq, strict=True)]
     Aiv, viv = from_fractions([list(x) for x in Aq]), from_fractions(list(vq))
-    state = {"lo": -np.inf, "keep": [], "packed": []}
-
-    ctx.Aiv = Aiv
-
-    def sink(rows, Gp):
-        # stream the cells: keep only rows that may hold the maximum of ‖g‖² (G = partial sums + v)
-        G = Gp + viv.reshape(1, -1)
-        gg = (G * G).sum(axis=1)
-        lo, hi = gg.lo(), gg.hi()
-        state["lo"] = max(state["lo"], float(lo.max()))
-        state["keep"] = [(h, r) for h, r in state["keep"] if h >= state["lo"]]
-        for i in np.flatnonzero(hi >= state["lo"]):
-            state["keep"].append((float(hi[i]), rows[i].copy()))
-        state["packed"].append(np.packbits(rows, axis=1))
-
     A0 = ctx.exact_params[()][0]
-    root = from_fractions([list(col) for col in A0])
-    ball_cells(ctx, frozenset(), root, Interval(np.zeros(d)), (), sink=sink)
+    packed = arrangement_rows(ctx, from_fractions([list(col) for col in A0]))
+    packed = packed[_first_unique(packed)]   # the distinct cells, in the order they were first found
+    # candidates for the maximum of ‖g‖² (g = v + Σ σ_j a_j w_j): enclosures first, then exact among the rest
+    lo_all, hi_all = np.empty(len(packed)), np.empty(len(packed))
+    step = max(1, CHUNK // m)
+    for s in range(0, len(packed), step):
+        rows = np.unpackbits(packed[s:s + step], axis=1, count=m).astype(np.float64)
+        G = matmul(Interval(rows), Aiv) + viv.reshape(1, -1)
+        gg = (G * G).sum(axis=1)
+        lo_all[s:s + step], hi_all[s:s + step] = gg.lo(), gg.hi()
+    cand = np.flatnonzero(hi_all >= lo_all.max())
     best = None
-    for h, row in state["keep"]:
-        if h < state["lo"]:
-            continue
+    for i in cand:
+        row = np.unpackbits(packed[i], count=m).astype(bool)
         g = list(vq)
         for j in np.flatnonzero(row):
             g = [x + y for x, y in zip(g, Aq[j], strict=True)]
         v2 = E.dot(g, g)
         if best is None or v2 > best[0]:
             best = (v2, row)
-    return BallResult(best[0], tuple(bool(x) for x in best[1]), _unique_count(state["packed"]), ctx.nodes)
+    return BallResult(best[0], tuple(bool(x) for x in best[1]), len(packed), ctx.nodes)
