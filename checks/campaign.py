@@ -21,8 +21,12 @@ Nothing is lost:
   another worker (Dask's ``distributed.scheduler.allowed-failures`` bounds the retries) and a nanny starts
   a fresh worker in its place.
 
-A property is sent to the workers by name when it is the registered one (the worker imports its paper,
-see :class:`Preload`), and by value (cloudpickle) otherwise, e.g. a planted-bug copy built in a test.
+A property travels to the workers by name when it is a paper's registered one (the worker imports the paper,
+see :class:`checks.campaign_plugin.Preload`), else by a recipe (:meth:`PropertyRef.recipe`: a module-level
+factory and its arguments, e.g. a planted-bug copy) or, failing that, by value.
+
+E levels run their independent (seed, size) runs through :func:`sweep`: Dask tasks when ``verify`` has
+``--workers``/``--scheduler``, else the plain loop they always were.
 """
 
 from __future__ import annotations
@@ -243,30 +247,6 @@ class Journal:
 
 
 # --------------------------------------------------------------------------------------------- the engine
-class Preload:
-    """Placeholder replaced by the WorkerPlugin subclass below when distributed is importable."""
-
-
-try:  # distributed is a dependency; the guard only keeps ``import checks.campaign`` cheap to reason about
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    class Preload(WorkerPlugin):  # type: ignore[no-redef]
-        """Imports the papers' claim modules on every worker as it starts (and on a replacement worker), so
-        properties resolve by name and the first shard's time is not spent importing torch."""
-
-        idempotent = False
-
-        def __init__(self, papers: Sequence[str]):
-            self.papers = tuple(sorted(set(papers)))
-
-        def setup(self, worker):
-            from checks.registry import load_all
-
-            load_all(self.papers)
-except ImportError:  # pragma: no cover
-    pass
-
-
 class Campaign:
     """Runs shards on a Dask client (or in this process, in shard order, when ``client`` is None).
 
@@ -350,11 +330,27 @@ class Campaign:
         return path
 
     # -- a sweep (E levels): one task per item, results in item order
-    def map(self, fn: Callable, items: Sequence, *, description: str = "sweep") -> list:
+    def map(self, ctx, fn: Callable, items: Sequence, description: str) -> list:
+        """``[fn(x) for x in items]`` as Dask tasks, with the progress line; a worker lost mid-task costs only
+        that task, which the scheduler runs again. ``fn`` and the items must pickle (module-level functions)."""
+        items = list(items)
         if self.client is None:
-            return [fn(x) for x in items]
-        futs = self.client.map(fn, list(items), pure=False)
-        return self.client.gather(futs)
+            return [fn(x) for x in ctx.track(items, description)]
+        from distributed import as_completed
+
+        futs = self.client.map(fn, items, pure=False, key=[f"{description}-{i}-{os.urandom(4).hex()}"
+                                                            for i in range(len(items))])
+        index = {f.key: i for i, f in enumerate(futs)}
+        out: list = [None] * len(items)
+        tick = _Ticker(ctx, description, len(items), 0)
+        try:
+            for fut in as_completed(futs):
+                out[index[fut.key]] = fut.result()
+                tick.advance()
+        finally:
+            tick.close()
+            self.client.cancel([f for f in futs if not f.done()])
+        return out
 
     # -- a falsification campaign
     def falsify_many(self, ctx, props: Sequence[Property | PropertyRef], seeds: Sequence[int], budgets: Sequence[int],
@@ -363,7 +359,6 @@ class Campaign:
         refs = [as_ref(p) for p in props]
         self._out_dir = Path(ctx.report_dir).resolve() / "counterexamples"
         journal_root = Path(ctx.report_dir) / "campaigns"
-        t0 = time.perf_counter()
         jobs, done, journals = [], {}, {}
         for p, seed, n in zip(refs, seeds, budgets, strict=True):
             k = self.shards or default_shards(n)
@@ -376,11 +371,16 @@ class Campaign:
                 done[p.name] = {}
             jobs += [(p, s) for s in plan(p.name, seed, n, k) if s.index not in done[p.name]]
         skipped = sum(len(d) for d in done.values())
+        setup = time.perf_counter()
         if self.client is not None:
             papers = {r.name.split(".")[0] for r in refs if r.by_name} - self._preloaded
             if papers:
+                from checks.campaign_plugin import Preload
+
                 self.client.register_plugin(Preload(sorted(papers | self._preloaded)), name="shallow-proofs-preload")
                 self._preloaded |= papers
+        setup = time.perf_counter() - setup  # the workers importing the papers: apart from the shards' wall time
+        t0 = time.perf_counter()
         total = len(jobs) + skipped
         tick = _Ticker(ctx, f"{refs[0].name.split('/')[0]} shards" if refs else "shards", total, skipped)
         new: list[dict[str, Any]] = []
@@ -416,7 +416,7 @@ class Campaign:
         results = [merge(r.name, done[r.name].values()) for r in refs]
         for r in results:
             r.reproducers = sorted({str(self._out_dir / f) for s in done[r.name].values() for f in s.get("files", {})})
-        return results, self.timing(new, wall, skipped)
+        return results, {**self.timing(new, wall, skipped), "worker_setup_s": round(setup, 3)}
 
     def timing(self, new: list[dict[str, Any]], wall: float, skipped: int) -> dict[str, Any]:
         """Throughput of the shards run now (resumed ones are not counted): overall and per worker."""
@@ -442,6 +442,16 @@ class Campaign:
             # wall time the workers were not inside a shard, per shard: scheduling, transfer, idling at the end
             "overhead_per_shard_s": round(max(nw * wall - busy, 0.0) / len(new), 4) if new else None,
         }
+
+
+def sweep(ctx, fn: Callable, items: Sequence, description: str) -> list:
+    """An E level's independent runs: ``[fn(x) for x in items]``, on the campaign's Dask client when the run has
+    one (``verify --workers K`` / ``--scheduler``), else in this process exactly as a plain loop (with
+    ``ctx.track``'s progress). Each item must carry its own seed, so the results do not depend on where they ran."""
+    campaign = getattr(ctx, "campaign", None)
+    if campaign is None:
+        return [fn(x) for x in ctx.track(list(items), description)]
+    return campaign.map(ctx, fn, items, description)
 
 
 class _Ticker:

@@ -195,6 +195,24 @@ def _rescheduled(dask_scheduler=None):
     return sum(n > 1 for n in starts.values())
 
 
+def _draw(args) -> float:
+    import numpy as np
+
+    seed, k = args
+    time.sleep(0.01 * (k % 3))  # tasks finish out of order
+    return float(np.random.default_rng([seed, k]).normal())
+
+
+def test_sweep_on_the_cluster_is_the_plain_loop(cluster, tmp_path):
+    from checks.campaign import sweep
+
+    items = [(11, k) for k in range(9)]
+    plain = sweep(Context(), _draw, items, "draws")
+    assert plain == [_draw(x) for x in items]
+    ctx = Context(campaign=Campaign(cluster[1]), report_dir=tmp_path)
+    assert sweep(ctx, _draw, items, "draws") == plain
+
+
 # ------------------------------------------------------------------------------------------------- the CLI
 def test_cli_sharded_falsify_against_an_existing_scheduler(cluster, tmp_path, capsys):
     args = ["falsify", "--claims", "ws.theorem", "--budget", "12", "--shards", "3", "--no-progress"]
