@@ -8,6 +8,7 @@ The clusters here are in-process (``processes=False``) so the file stays within 
 """
 
 import json
+import os
 import random
 import time
 
@@ -234,3 +235,27 @@ def test_cli_rejects_bad_campaign_options(extra, msg, tmp_path, capsys):
     with dask.config.set({"scheduler-address": None}):
         assert main(["falsify", "--claims", "ws.theorem", "--report-dir", str(tmp_path), *extra]) == 2
     assert msg in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.environ.get("SHALLOW_PROOFS_DASK_PROCESSES"),
+                    reason="starts worker processes (~10 s); set SHALLOW_PROOFS_DASK_PROCESSES=1 to run it")
+def test_a_killed_worker_process_loses_only_its_shard(tmp_path):
+    """The same as the lost-worker test with real worker processes (what --workers K starts): SIGKILL one while it
+    runs a shard; its nanny starts a fresh worker and the scheduler runs the shard again."""
+    import signal
+
+    with Campaign.local(2, shards=10) as camp:
+        pids = camp.client.run(os.getpid)
+        killed = []
+
+        def kill_a_busy_worker(summary):
+            busy = [w for w, keys in camp.client.processing().items() if keys and w in pids]
+            if busy and not killed:
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+
+        camp.on_shard = kill_a_busy_worker
+        res, timing = _run(camp, SLOW, tmp_path, budget=200)
+        assert killed and timing["shards_run"] == 10
+    ref, _ = _run(Campaign(None, shards=10), SLOW, tmp_path / "ref", budget=200)
+    assert fingerprint(res) == fingerprint(ref)
