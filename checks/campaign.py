@@ -32,10 +32,12 @@ E levels run their independent (seed, size) runs through :func:`sweep`: Dask tas
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
 import os
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -46,6 +48,10 @@ from typing import Any
 from checks.falsify import PROPERTIES, FalsifyResult, Property, falsify
 
 TOPIC = "shallow-proofs/reproducer"
+# One task at a time per worker *process*, whatever its thread count: neither torch.func (its forward-AD levels)
+# nor Hypothesis (it reseeds the global `random` around a run) is safe in two threads of one process at once.
+# ``--workers K`` starts single-threaded worker processes; this guards an existing cluster with threaded workers.
+_TASK_LOCK = threading.Lock()
 SHARD_EXAMPLES = 2000  # default examples per shard: a shard's Hypothesis run stays small, its overhead negligible
 MAX_SHARDS = 4096
 
@@ -160,6 +166,11 @@ def run_shard(ref: PropertyRef, shard: Shard, out_dir: str | None,
               ignore: tuple[type[Warning], ...] = ()) -> dict[str, Any]:
     """Run one shard; returns its summary (JSON-able). Every reproducer it writes is also sent to the client
     at once as a ``TOPIC`` event, and carried in the summary."""
+    with _TASK_LOCK:
+        return _run_shard(ref, shard, out_dir, ignore)
+
+
+def _run_shard(ref, shard, out_dir, ignore) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), time.thread_time()  # the shard runs in this thread
     prop = ref.resolve()
     files: dict[str, str] = {}
@@ -338,8 +349,8 @@ class Campaign:
             return [fn(x) for x in ctx.track(items, description)]
         from distributed import as_completed
 
-        futs = self.client.map(fn, items, pure=False, key=[f"{description}-{i}-{os.urandom(4).hex()}"
-                                                            for i in range(len(items))])
+        keys = [f"{description}-{i}-{os.urandom(4).hex()}" for i in range(len(items))]
+        futs = self.client.map(functools.partial(_locked, fn), items, pure=False, key=keys)
         index = {f.key: i for i, f in enumerate(futs)}
         out: list = [None] * len(items)
         tick = _Ticker(ctx, description, len(items), 0)
@@ -442,6 +453,11 @@ class Campaign:
             # wall time the workers were not inside a shard, per shard: scheduling, transfer, idling at the end
             "overhead_per_shard_s": round(max(nw * wall - busy, 0.0) / len(new), 4) if new else None,
         }
+
+
+def _locked(fn: Callable, x):
+    with _TASK_LOCK:
+        return fn(x)
 
 
 def sweep(ctx, fn: Callable, items: Sequence, description: str) -> list:

@@ -20,8 +20,8 @@ from checks.cli import main
 from checks.falsify import Property, falsify, replay
 from checks.registry import Context
 
-# two in-process workers run Hypothesis in two threads at once; each reseeds the global `random` around its
-# own run, which Hypothesis reports as "random used inside a strategy". Worker processes (--workers K) do not.
+# an in-process scheduler and its workers call `random` in their own threads while a shard's Hypothesis run is
+# generating, which Hypothesis reports as "random used inside a strategy". Worker processes (--workers K) do not.
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Do not use the `random` module:hypothesis.errors.HypothesisDeprecationWarning")
 
