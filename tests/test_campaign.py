@@ -223,6 +223,15 @@ def test_cli_sharded_falsify_against_an_existing_scheduler(cluster, tmp_path, ca
     assert "2 Dask worker(s)" in d["timing"]["campaign"]["engine"]
 
 
+def test_scheduler_alone_reads_dask_configuration(cluster):
+    import dask
+
+    with dask.config.set({"scheduler-address": cluster[0].scheduler_address}):
+        with Campaign.connect(None) as camp:
+            assert camp.workers == 2 and camp.own_client
+    assert cluster[1].status == "running"  # the campaign closed its own client only
+
+
 @pytest.mark.parametrize(("extra", "msg"), [
     (["--workers", "0"], "--workers must be a positive integer"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "give one of them"),
