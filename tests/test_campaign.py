@@ -223,6 +223,17 @@ def test_cli_sharded_falsify_against_an_existing_scheduler(cluster, tmp_path, ca
     assert "2 Dask worker(s)" in d["timing"]["campaign"]["engine"]
 
 
+def test_cli_verify_on_a_cluster_is_todays_run(cluster, tmp_path):
+    """verify takes --scheduler too; a verify-sized budget is one shard per property, run with the property's own
+    seed: the F level's evidence is that of the run without Dask."""
+    args = ["verify", "--claims", "ws.theorem", "--levels", "F", "--budget", "10", "--no-progress"]
+    assert main([*args, "--scheduler", cluster[0].scheduler_address, "--report-dir", str(tmp_path / "d")]) == 0
+    assert main([*args, "--report-dir", str(tmp_path / "p")]) == 0
+    d, p = (json.loads((tmp_path / k / "verify.json").read_text())["claims"][0]["levels"]["F"] for k in "dp")
+    assert d["metric"] == p["metric"] and d["details"] == p["details"]
+    assert "campaign" in d["timing"] and "campaign" not in p["timing"]
+
+
 def test_scheduler_alone_reads_dask_configuration(cluster):
     import dask
 
