@@ -25,6 +25,11 @@ A property travels to the workers by name when it is a paper's registered one (t
 see :class:`checks.campaign_plugin.Preload`), else by a recipe (:meth:`PropertyRef.recipe`: a module-level
 factory and its arguments, e.g. a planted-bug copy) or, failing that, by value.
 
+Every shard runs to its own first confirmed hit (or its budget), so ``examples`` of a merged result is the sum of
+the shards' own counts; no shard is cancelled because another found something (that would make the result depend
+on timing). The journal is keyed by (property name, seed, budget, shards): ``--resume`` after the property's code
+changed reuses the old summaries, so resume only the campaign you interrupted.
+
 E levels run their independent (seed, size) runs through :func:`sweep`: Dask tasks when ``verify`` has
 ``--workers``/``--scheduler``, else the plain loop they always were.
 """
