@@ -39,7 +39,8 @@ def derive(session):
 
 @nox.session(python=PY, reuse_venv=True)
 def falsify(session):
-    """Two-stage falsification: ``nox -s falsify -- --budget N --claims ID``."""
+    """Two-stage falsification: ``nox -s falsify -- --budget N --claims ID``; on Dask with ``--workers K`` (a local
+    cluster) or ``--scheduler [ADDRESS]`` (an existing one), ``--shards S``, ``--resume`` (checks/campaign.py)."""
     install(session)
     session.run("python", "-m", "checks", "falsify", *session.posargs)
 

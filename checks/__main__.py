@@ -2,4 +2,5 @@ import sys
 
 from checks.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # Dask's worker processes may import this module: they must not run the CLI
+    sys.exit(main())

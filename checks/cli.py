@@ -70,7 +70,18 @@ def _parser() -> argparse.ArgumentParser:
                        help="no progress bars: one line per level, and a progress line every 15 s")
         s.add_argument("--jobs", type=_jobs, default=None, metavar="K",
                        help="claim levels run in K worker processes (default: the usable cores, at most 2); "
-                            "the report is the same for every K")
+                            "the report is the same for every K; a Dask campaign (below) runs in one")
+        g = s.add_argument_group("distributed (Dask)")
+        g.add_argument("--workers", type=int, default=None, metavar="K",
+                       help="start a local Dask cluster of K worker processes and run the campaign on it")
+        g.add_argument("--scheduler", nargs="?", const="", default=None, metavar="ADDRESS",
+                       help="use an existing Dask cluster (tcp://host:port); alone: Dask's scheduler-address config")
+        if name == "falsify":
+            g.add_argument("--shards", type=int, default=None, metavar="S",
+                           help="seed shards per property (default: one per 2000 examples; the result depends on "
+                                "(seed, budget, shards), never on the workers)")
+            g.add_argument("--resume", action="store_true",
+                           help="keep the shards already finished under REPORT_DIR/campaigns/ and run the rest")
     sub.add_parser("list", help="list claims (implemented and planned) and their levels")
     s = sub.add_parser("show", help="show one claim")
     s.add_argument("id")
@@ -123,12 +134,8 @@ class _Heartbeat:
 
 
 def _run(args) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from checks import report
     from checks.evidence import LEVELS
-    from checks.registry import Context, select
+    from checks.registry import select
 
     claims = select(args.claims)
     levels = getattr(args, "levels", None) or (("F",) if args.cmd == "falsify" else LEVELS)
@@ -138,18 +145,61 @@ def _run(args) -> int:
     if not jobs:
         raise ValueError(f"the selected claims support none of the levels {','.join(levels)}")
     check_report_dir(args.report_dir)
+    campaign = _campaign(args)
+    try:
+        return _run_claims(args, claims, levels, jobs, campaign)
+    finally:
+        if campaign is not None:
+            campaign.close()
+
+
+def _campaign(args):
+    """The Dask campaign the options ask for, or None (then everything runs in this process, as before)."""
+    workers, scheduler = args.workers, args.scheduler
+    shards, resume = getattr(args, "shards", None), getattr(args, "resume", False)
+    if workers is not None and scheduler is not None:
+        raise ValueError("--workers starts a local cluster and --scheduler joins an existing one: give one of them")
+    if workers is not None and workers < 1:
+        raise ValueError(f"--workers must be a positive integer, got {workers}")
+    if shards is not None and shards < 1:
+        raise ValueError(f"--shards must be a positive integer, got {shards}")
+    if workers is None and scheduler is None and shards is None:
+        if resume:
+            raise ValueError("--resume continues a sharded campaign: give --workers, --scheduler or --shards")
+        return None
+    from checks.campaign import Campaign
+
+    if workers is not None:
+        return Campaign.local(workers, shards=shards, resume=resume)
+    if scheduler is not None:
+        return Campaign.connect(scheduler or None, shards=shards, resume=resume)
+    return Campaign(None, shards=shards, resume=resume)  # --shards alone: the same shards, in this process
+
+
+def _run_claims(args, claims, levels, jobs, campaign) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from checks import report
+    from checks.evidence import LEVELS
+    from checks.registry import Context
+
     console = Console(stderr=True)
     interactive = console.is_terminal and not args.no_progress
     partial = bool(args.claims) or tuple(levels) != tuple(LEVELS)
     meta = {"seed": args.seed, "levels": list(levels), "quick": args.quick, "budget": args.budget,
             "claims_selected": args.claims or "all", "versions": report.versions()}
+    if campaign is not None:
+        meta["campaign"] = {"engine": campaign.describe(), "shards": campaign.shards or "default",
+                            "resume": campaign.resume}
     stem = report.stem_for(meta, "verify" if args.cmd == "verify" else "falsify")
     if not partial:  # a full run owns its figures: stale ones from older runs go
         for f in (args.report_dir / "figures").glob("*.png") if not args.quick else ():
             f.unlink()
     say = console.print if interactive else (lambda s: print(s, file=sys.stderr, flush=True))
     console.print(report.run_line(meta))
-    n_jobs = min(args.jobs or default_jobs(), len(jobs))
+    # a Dask campaign spreads the work itself (and its client's threads rule out forking): one process here
+    n_jobs = 1 if campaign is not None else min(args.jobs or default_jobs(), len(jobs))
     ctx_args = dict(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick)
     pool = None
     if n_jobs > 1:  # the workers fork here, before the progress and heartbeat threads exist
@@ -169,7 +219,8 @@ def _run(args) -> int:
             prog.advance(task)
 
         if pool is None:
-            ctx = Context(**ctx_args, progress=prog if interactive else None, log=None if interactive else say)
+            ctx = Context(**ctx_args, progress=prog if interactive else None, log=None if interactive else say,
+                          campaign=campaign)
             evidence = []
             for i, (c, lv) in enumerate(jobs, 1):
                 prog.update(task, description=f"{c.id} [{lv}]")

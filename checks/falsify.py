@@ -61,9 +61,11 @@ PROPERTIES: dict[str, Property] = {}
 # so all of checks, numerics and proofs). Which of those are loaded depends on which claims ran before, so a
 # property's examples would depend on the run's order and selection: ``verify --claims X`` and the full run
 # would draw different cases, and so would two worker processes. Loading every module of the three packages
-# before the first example makes the pool a function of the source tree alone. Left out: entry points
-# (``__main__``) and the modules that need an optional extra (the bench's peers, the Dask campaign).
-_NOT_PRELOADED = ("checks.bench", "checks.campaign")
+# before the first example makes the pool a function of the source tree alone, the same in this process, in a
+# forked ``verify --jobs`` worker and in a Dask worker (which imports ``checks.campaign`` to run a shard).
+# Left out: entry points (``__main__``), the bench (its peers are an optional extra) and the Dask worker plugin
+# (it imports ``distributed``, 1 s, and has no literal but its docstrings).
+_NOT_PRELOADED = ("checks.bench", "checks.campaign_plugin")
 _preloaded = False
 
 
@@ -165,8 +167,9 @@ def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
 
 
 def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
-            out_dir: Path | str | None = None) -> FalsifyResult:
-    """Search for a confirmed counterexample to ``prop`` with ``budget`` Hypothesis examples."""
+            out_dir: Path | str | None = None, on_save: Callable[[Path], None] | None = None) -> FalsifyResult:
+    """Search for a confirmed counterexample to ``prop`` with ``budget`` Hypothesis examples. ``on_save`` is
+    called with the path of every reproducer as soon as it is written (a campaign shard sends it on)."""
     preload_local_modules()
     res = FalsifyResult(prop.name)
     out_dir = None if out_dir is None else Path(out_dir)
@@ -210,6 +213,8 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         last.update(case=cj, screen=m, confirm=c)
         if not res.reproducers and out_dir is not None:  # the first hit is saved at once
             res.reproducers.append(str(save_reproducer(out_dir, prop, cj, seed, m, c)))
+            if on_save is not None:
+                on_save(Path(res.reproducers[-1]))
         raise _Confirmed(f"{prop.name}: confirmed margin {c:.3e}")
 
     t0 = time.perf_counter()
@@ -222,6 +227,8 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
             p = str(save_reproducer(out_dir, prop, last["case"], seed, last["screen"], last["confirm"]))
             if p not in res.reproducers:
                 res.reproducers.append(p)
+                if on_save is not None:
+                    on_save(Path(p))
     except Unsatisfiable:
         pass
     finally:
@@ -248,16 +255,22 @@ def run_properties(ctx, props, salt: str, *, expect_found: bool = False,
     """The F level of a claim, for every paper: falsify each property and pass iff none has a confirmed
     counterexample (with ``expect_found``: iff each has one, for planted-bug controls). ``salt`` is the
     claim ID. Warnings of the ``ignore`` categories are silenced (a strategy that draws degenerate cases
-    on purpose expects them)."""
+    on purpose expects them). With a campaign attached (``ctx.campaign``: ``--workers``, ``--scheduler``,
+    ``--shards``) each property runs as seed shards on Dask (:mod:`checks.campaign`)."""
     import warnings
 
-    results = []
-    with warnings.catch_warnings():
-        for cat in ignore:
-            warnings.simplefilter("ignore", cat)
-        for p in ctx.track(list(props), f"{salt} falsify"):
-            results.append(falsify(p, budget=property_budget(ctx, p), seed=property_seed(ctx, salt, p),
-                                   out_dir=ctx.report_dir / "counterexamples"))
+    results, engine = [], None
+    props = list(props)
+    if getattr(ctx, "campaign", None) is not None:
+        results, engine = ctx.campaign.falsify_many(ctx, props, [property_seed(ctx, salt, p) for p in props],
+                                                    [property_budget(ctx, p) for p in props], ignore)
+    else:
+        with warnings.catch_warnings():
+            for cat in ignore:
+                warnings.simplefilter("ignore", cat)
+            for p in ctx.track(props, f"{salt} falsify"):
+                results.append(falsify(p, budget=property_budget(ctx, p), seed=property_seed(ctx, salt, p),
+                                       out_dir=ctx.report_dir / "counterexamples"))
     metric = {
         "examples": sum(r.examples for r in results),
         "applicable": sum(r.calls - r.not_applicable for r in results),
@@ -271,6 +284,11 @@ def run_properties(ctx, props, salt: str, *, expect_found: bool = False,
               "per_property_s": {r.name: round(r.seconds, 3) for r in results}}
     summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
                         f"{r.confirmed} confirmed" for r in results)
+    if engine is not None:
+        timing["campaign"] = engine
+        summary += (f" [campaign: {engine['shards_run']} shards run, {engine['shards_resumed']} resumed, on "
+                    f"{engine['engine']}; {engine['examples_per_s']} ex/s overall, per worker "
+                    + ", ".join(f"{w['examples_per_s']}" for w in engine["per_worker"].values()) + "]")
     passed = all(r.found == expect_found for r in results)
     return Outcome(passed, metric, summary,
                    details={r.name: {**r.metric(), "not_applicable": r.not_applicable,

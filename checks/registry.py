@@ -49,6 +49,7 @@ class Context:
     progress: Any = None  # a rich.progress.Progress, or None
     log: Callable[[str], None] | None = None  # a line sink for runs without a terminal (nox, CI, a log file)
     log_every: float = 15.0  # seconds between progress lines on ``log``
+    campaign: Any = None  # a checks.campaign.Campaign (``--workers``/``--scheduler``/``--shards``), or None
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded from (seed, salt): each check gets its own reproducible stream."""

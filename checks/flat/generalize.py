@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.ticker import NullLocator
 
 from checks import figures
+from checks.campaign import sweep
 from checks.evidence import Outcome
 from checks.flat.experiments import UPS, blas_one_thread, case_label, directions, fmt_ci, spearman, streams
 from checks.registry import Context
@@ -77,6 +78,11 @@ def _family(rng: np.random.Generator, key: str, reps: int) -> tuple[list[tuple[f
     return pts, missing
 
 
+def _family_task(args) -> tuple[list[tuple[float, float, float]], int]:
+    with blas_one_thread():
+        return _family(*args)
+
+
 def level_E(ctx: Context) -> Outcome:
     cfg = _config(ctx)
     seeds = cfg["seeds"]
@@ -84,10 +90,11 @@ def level_E(ctx: Context) -> Outcome:
     points = {k: [[] for _ in range(seeds)] for k in CASES}
     missing = dict.fromkeys(CASES, 0)
     jobs = [(s, i, k) for s in range(seeds) for i, k in enumerate(CASES)]
-    with blas_one_thread():
-        for s, i, key in ctx.track(jobs, "flat.generalize: seeds × cases"):
-            points[key][s], m = _family(rngs[s][i], key, cfg["reps"])
-            missing[key] += m
+    runs = sweep(ctx, _family_task, [(rngs[s][i], key, cfg["reps"]) for s, i, key in jobs],
+                 "flat.generalize: seeds × cases")  # Dask tasks under verify --workers/--scheduler
+    for (s, _, key), (pts, m) in zip(jobs, runs, strict=True):
+        points[key][s] = pts
+        missing[key] += m
     rho_s = {k: [spearman([p[1] for p in P], [p[2] for p in P]) for P in points[k]] for k in CASES}
     tests = {k: StatementTest(**STATEMENT).decide(rho_s[k], seed=ctx.seed) for k in CASES}
     verdict = combine([t.verdict for t in tests.values()])

@@ -43,6 +43,7 @@ import time
 import numpy as np
 
 from checks import figures
+from checks.campaign import sweep
 from checks.evidence import Outcome
 from checks.registry import Context
 from checks.stats import StatementTest, bootstrap_ci, combine, decide
@@ -178,16 +179,17 @@ def bound_verdict(rows) -> tuple[str, dict]:
     return ("reproduced" if counts["lower_at_least_rhs"] == len(fit) else "not reproduced"), counts
 
 
-def level_E(ctx: Context) -> Outcome:
-    cfg = _config(ctx.quick)
+def _seed_rows(args) -> list[dict]:
+    """Seed index k of level_E: its data and labels, then its nets (their initialisations follow from the same
+    stream) in (n, m) order, each trained and certified; the rows in that order."""
+    seed, k, cfg = args
     d, tol_eps = cfg["d"], TOL["rob_law_eps_min"]
-    jobs = [(k, n, m) for k in range(cfg["seeds"]) for n in cfg["n"] for m in cfg["m"]]
-    data, rows, t0 = {}, [], time.perf_counter()
-    for i, (k, n, m) in enumerate(ctx.track(jobs, "rob.law: train + certify")):
-        if k not in data:  # the seed's own data and labels; its nets' initialisations follow from the same stream
-            rng = ctx.rng(f"rob.law/seed/{k}")
-            data[k] = (rng, *sphere_data(rng, max(cfg["n"]), d))
-        rng, Xall, yall = data[k]
+    per = len(cfg["n"]) * len(cfg["m"])
+    rng = Context(seed=seed).rng(f"rob.law/seed/{k}")
+    Xall, yall = sphere_data(rng, max(cfg["n"]), d)
+    rows = []
+    for j, (n, m) in enumerate((n, m) for n in cfg["n"] for m in cfg["m"]):
+        i = k * per + j  # the net's index in the (seed, n, m) grid
         X, y = Xall[:n], yall[:n]
         ts = time.perf_counter()
         net, mse = train(X, y, init_net(rng, m, d), steps=cfg["steps"])
@@ -203,6 +205,16 @@ def level_E(ctx: Context) -> Outcome:
                      "gap": upper / lower if lower > 0 else math.inf,
                      "law_rhs": law_rhs(max(eps, 1e-12), n, m + 1, d), "exact": L.exact, "status": L.status,
                      "train_s": round(t_train, 3), "certify_s": round(L.seconds, 3)})
+    return rows
+
+
+def level_E(ctx: Context) -> Outcome:
+    cfg = _config(ctx.quick)
+    d, tol_eps = cfg["d"], TOL["rob_law_eps_min"]
+    t0 = time.perf_counter()
+    # one task per seed (its nets share the seed's stream, in order): Dask tasks under verify --workers/--scheduler
+    per_seed = sweep(ctx, _seed_rows, [(ctx.seed, k, cfg) for k in range(cfg["seeds"])], "rob.law: seeds")
+    rows = [r for rs in per_seed for r in rs]
     secs = time.perf_counter() - t0
     for r in rows:
         r["lower_over_rhs"] = r["lower"] / r["law_rhs"]

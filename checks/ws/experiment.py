@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from checks import figures
+from checks.campaign import sweep
 from checks.evidence import Outcome, rel_err
 from checks.registry import Context
 from checks.stats import StatementTest
@@ -53,6 +54,35 @@ def _experiment_config(ctx: Context) -> dict:
     return {"seeds": 12, "l2": L2_GRID, "n_train": 100, "n_test": 2000}
 
 
+def _critical_point(args) -> tuple[bool, dict]:
+    """One (seed index k, λ) run of level_E: (True, the point's row) or (False, the failed run's record). Its data
+    and initialisation come from its own streams of the master seed, wherever it runs."""
+    seed, k, l2, n_train, Xte, yte = args
+    N, M = 3, 2
+    D = N * (M + 2) + 1
+    ctx = Context(seed=seed)
+    with torch_one_thread():
+        X, y = training_set(ctx, k, n_train)
+        cp = find_critical_point(X, y, random_net(ctx.rng(f"ws.experiment/init/{k}/{l2!r}"), N, M), l2, N=N)
+        if not cp.grad_norm <= GRAD_TOL:
+            return False, {"seed_index": k, "l2": l2, "grad_norm": cp.grad_norm}
+        net, H = unpack(cp.theta, N, M), cp.hessian
+        H_l2 = H + l2 * np.eye(D)
+        ev, ev_bce = np.linalg.eigvalsh(H_l2), np.linalg.eigvalsh(H)
+        mom = ce_hessian_moments(*net, X, y, ACT)
+        tr, tr2 = l2_shift(mom.trace, mom.trace_sq, D, l2)
+        B = ws_bounds(tr, tr2, D)
+        return True, {
+            "seed_index": k, "l2": l2, "theta": cp.theta, "grad_norm": cp.grad_norm,
+            "lbfgs_iters": cp.lbfgs_iters, "newton_steps": cp.newton_steps,
+            "lambda_1": ev[-1], "lambda_min": ev[0], "lambda_sup": B.lmax_upper,
+            "lambda_lower": B.lmax_lower, "lambda_1_bce": ev_bce[-1], "lambda_sup_bce": mom.lambda_sup,
+            "shift_rel_err": max(rel_err(tr, np.trace(H_l2)), rel_err(tr2, np.sum(H_l2 * H_l2))),
+            "sup_shift_err": abs(B.lmax_upper - (mom.lambda_sup + l2)) / B.lmax_upper,
+            "test_macro_f1": macro_f1(yte, (logits(cp.theta, Xte, N) > 0).astype(float)),
+        }
+
+
 def level_E(ctx: Context) -> Outcome:
     """Critical points of L_λ across seeds and λ: exact λ_1(H_λ) against λ_sup(H_λ); λ_sup against F1."""
     cfg, N, M = _experiment_config(ctx), 3, 2
@@ -60,28 +90,10 @@ def level_E(ctx: Context) -> Outcome:
     Xte, yte = two_gaussians(ctx.rng("ws.experiment/test"), cfg["n_test"])
     jobs = [(k, l2) for k in range(cfg["seeds"]) for l2 in cfg["l2"]]
     points, failed = [], []
-    with torch_one_thread():
-        for k, l2 in ctx.track(jobs, "ws.experiment: critical points"):
-            X, y = training_set(ctx, k, cfg["n_train"])
-            cp = find_critical_point(X, y, random_net(ctx.rng(f"ws.experiment/init/{k}/{l2!r}"), N, M), l2, N=N)
-            if not cp.grad_norm <= GRAD_TOL:
-                failed.append({"seed_index": k, "l2": l2, "grad_norm": cp.grad_norm})
-                continue
-            net, H = unpack(cp.theta, N, M), cp.hessian
-            H_l2 = H + l2 * np.eye(D)
-            ev, ev_bce = np.linalg.eigvalsh(H_l2), np.linalg.eigvalsh(H)
-            mom = ce_hessian_moments(*net, X, y, ACT)
-            tr, tr2 = l2_shift(mom.trace, mom.trace_sq, D, l2)
-            B = ws_bounds(tr, tr2, D)
-            points.append({
-                "seed_index": k, "l2": l2, "theta": cp.theta, "grad_norm": cp.grad_norm,
-                "lbfgs_iters": cp.lbfgs_iters, "newton_steps": cp.newton_steps,
-                "lambda_1": ev[-1], "lambda_min": ev[0], "lambda_sup": B.lmax_upper,
-                "lambda_lower": B.lmax_lower, "lambda_1_bce": ev_bce[-1], "lambda_sup_bce": mom.lambda_sup,
-                "shift_rel_err": max(rel_err(tr, np.trace(H_l2)), rel_err(tr2, np.sum(H_l2 * H_l2))),
-                "sup_shift_err": abs(B.lmax_upper - (mom.lambda_sup + l2)) / B.lmax_upper,
-                "test_macro_f1": macro_f1(yte, (logits(cp.theta, Xte, N) > 0).astype(float)),
-            })
+    runs = sweep(ctx, _critical_point, [(ctx.seed, k, l2, cfg["n_train"], Xte, yte) for k, l2 in jobs],
+                 "ws.experiment: critical points")  # Dask tasks under verify --workers/--scheduler
+    for ok, row in runs:
+        (points if ok else failed).append(row)
     if not points:
         return Outcome(False, {"attempts": len(jobs), "critical_points": 0},
                        f"no run reached ‖∇L_λ‖ ≤ {GRAD_TOL:.0e} ({len(jobs)} attempts)", details={"failed": failed})
