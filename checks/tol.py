@@ -156,6 +156,17 @@ _ROWS: dict[str, tuple[float, str]] = {
     "rob_lemma_confirm_slack": (1e-35, "50-digit mpmath confirmation of an Op comparison in rob.occupancy and "
                                        "rob.value_mass, relative: eigsy of a ≤ 5×5 rational Gram matrix errs by "
                                        "~1e-48, equality cases exist (all x_i = u), a real violation is O(1/n)"),
+    "rob_cluster_rate_margin": (0.1, "rob.cluster_failure E, stated before running: the doubling (TV/Lip ∝ 1/ρ) is "
+                                     "reproduced when the interval of the slope of log(TV/Lip) on log(1/ρ) over the "
+                                     "last four doublings lies in [1 − 0.1, 1 + 0.1], and flatness when the slope of "
+                                     "log Lip lies in [−0.1, 0.1]: the floor N = ⌊t*/(2ρ)⌋ and the +1 of "
+                                     "TV = α_0(N − t*(N−1)/2) bend a finite grid's slope by O(2ρ/t*) ≈ 0.03–0.06 at "
+                                     "k ≥ 5, while a different rate (1/√ρ, log) differs by ≥ 0.5"),
+    "rob_width_one_growth": (0.25, "rob.width_one E, stated before running: the projection floor says best "
+                                   "min-gap×n / √(log(nd)) stays bounded in n; a √n-type floor would give slope 0.5 "
+                                   "of log(gap·n) on log n. The floor is reproduced when the slope's interval lies "
+                                   "below 0.25 (halfway), contradicted when it lies above 0.25"),
 }
+
 
 TOL = _Table(_ROWS)

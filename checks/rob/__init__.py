@@ -16,6 +16,9 @@ module                levels  what the levels check
 ``fit_identity``      S F     Σ(y f − f²/2) ≥ εn/2 for f and clip∘f; ≥ εn/2 indices with y f ≥ ε/4 (SPEC §4)
 ``affine_sup``        S P F   sup over affine z of y·z − ¼‖z‖² is yᵀPy at z = 2Py; E_y yᵀPy = rank [X 1]
 ``forced_depth``      S F     Kσ ≤ ‖Σu_g‖ ≤ √(K(1 + (K−1)ν)); K ≤ (1 − ν)/(σ² − ν)
+``cluster_failure``  S P E   two coherent clusters: exact Lip = α_0 ≤ 2α_0 flat in ρ, profile TV ∝ 1/ρ (SPEC §4)
+``width_one``         E       projection floor: a Grassmannian adversary's best min-gap × n against √(log(nd))
+``conjecture_9_1``    E       Conjecture 9.1: the strongest certified multiplier found, against εn/4 and εn/160
 ====================  ======  ==============================================================================
 
 Shared modules:
@@ -28,6 +31,8 @@ Shared modules:
 * ``lemma_data`` — rational strategies and SymPy/mpmath references for the SPEC §4 lemmas;
 * ``oracles`` — independent references (ball brute force, S² probes, uniform sample), one copy each,
   sharing no code with :mod:`numerics.rob`;
+* ``author`` — runs the author's ten scripts as a peer and records their output (``author_checks.toml``);
+  ``author_suite`` computes the suite's certified counterparts and the sampling shortfalls recorded beside them;
 * ``exact_values`` — two-sided properties on families whose constant and rigidity ratio are known by hand
   (single units at the rigidity equality case, the width-2n interpolant, near-tied cells).
 
@@ -36,4 +41,4 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 """
 
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value",
-          "fit_identity", "affine_sup", "forced_depth")
+          "fit_identity", "affine_sup", "forced_depth", "cluster_failure", "width_one", "conjecture_9_1")
