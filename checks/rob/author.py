@@ -304,6 +304,6 @@ def report_section(report: dict | None = None) -> list[str]:
     for r in report_rows(report, data):
         cells = [f"`{r['script']}`", f"{r['reports']} ({r['run_date'][:10] or 'not run'})", r["samples"],
                  f"`{r['claim']}`", r["figure"], r["shortfall"]]
-        lines.append("| " + " | ".join(c.replace("|", "/").replace("\n", " ") for c in cells) + " |")
+        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     lines.append("")
     return lines

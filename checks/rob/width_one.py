@@ -163,7 +163,7 @@ def adversary(X, y, rng, *, starts: int, keep: int, steps: int, polish: int):
 
 def _config(quick: bool) -> dict:
     if quick:
-        return {"d": 20, "n": (30, 60), "seeds": 3, "starts": 6, "keep": 1, "steps": 20, "polish": 6,
+        return {"d": 20, "n": (24, 48), "seeds": 3, "starts": 4, "keep": 1, "steps": 12, "polish": 4,
                 "effort_check": False}
     return {"d": 20, "n": (50, 100, 200, 400, 800), "seeds": 5, "starts": 48, "keep": 4, "steps": 100, "polish": 60,
             "effort_check": True}
