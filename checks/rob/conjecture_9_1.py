@@ -69,9 +69,10 @@ C0_SWEEP = (Fr(1, 32), Fr(1, 16), Fr(1, 8), Fr(1, 4), Fr(1, 2), Fr(1))
 def _config(quick: bool) -> dict:
     if quick:
         return {"n": 24, "d": 6, "T": 4, "eps": Fr(1, 2), "c0": Fr(1, 32), "seeds": 3, "ks": (1,), "rs": (2,),
-                "adaptive_tries": 2, "sweeps": 1, "swaps": 1, "grad_steps": 2}
-    return {"n": 256, "d": 32, "T": 4, "eps": Fr(1, 2), "c0": Fr(1, 32), "seeds": 5, "ks": (1, 2, 3, 4, 6, 8),
-            "rs": (2, 3, 4), "adaptive_tries": 24, "sweeps": 3, "swaps": 12, "grad_steps": 10}
+                "adaptive_tries": 2, "sweeps": 1, "swaps": 1, "grad_steps": 2, "t_lo": (0.3, 0.7)}
+    return {"n": 256, "d": 32, "T": 4, "eps": Fr(1, 2), "c0": Fr(1, 32), "seeds": 5, "ks": (1, 2, 4, 8),
+            "rs": (2, 3), "adaptive_tries": 6, "sweeps": 2, "swaps": 6, "grad_steps": 6,
+            "t_lo": (0.05, 0.5, 0.7, 0.8, 0.85, 0.9, 0.95)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -91,13 +92,22 @@ def _seg_integrals(s, y, pts):
     return val
 
 
-def best_profile(s, y, Lstar, cand, r, closed=False):
+def best_profile(s, y, Lstar, cand, r, closed=False, first_below=None):
     """(value, thresholds, slopes): the best ≤ r-threshold profile with thresholds among ``cand`` (sorted, ≥ 0) by
     dynamic programming; ``closed`` forces the last slope to 0 (a spike returns to flat)."""
     cand = np.asarray(sorted(set(float(c) for c in cand if 0 <= c < 1)), float)
     K = len(cand)
     if K == 0:
         return 0.0, [], []
+    if r == 1 and not closed:  # one cap: the value at each candidate threshold, O(K n)
+        tot = (np.clip(s[None, :] - cand[:, None], 0, None) * y[None, :]).sum(1)
+        vals = Lstar / np.sqrt(1 - cand**2) * np.abs(tot)
+        if first_below is not None:
+            vals = np.where(cand < first_below, vals, -np.inf)
+        if not np.isfinite(vals.max()):
+            return 0.0, [], []
+        b = int(np.argmax(vals))
+        return float(vals[b]), [float(cand[b])], [float(np.sign(tot[b]) * Lstar / math.sqrt(1 - cand[b] ** 2))]
     Iab = _seg_integrals(s, y, cand)  # (K+1, K+1)
     g = Lstar / np.sqrt(1 - cand**2)  # slope bound on an interval starting at cand[a]
     V = g[:, None] * np.abs(Iab[:K, :K])  # value of the interval [cand[a], cand[b]) with slope ±g[a]
@@ -106,7 +116,7 @@ def best_profile(s, y, Lstar, cand, r, closed=False):
     # best[j][b]: j thresholds, the last at cand[b], intervals summed up to cand[b]
     best = np.full((r + 1, K), -np.inf)
     arg = np.full((r + 1, K), -1, int)
-    best[1] = 0.0
+    best[1] = 0.0 if first_below is None else np.where(cand < first_below, 0.0, -np.inf)
     for j in range(2, r + 1):
         tot = best[j - 1][:, None] + V
         arg[j] = np.argmax(tot, axis=0)
@@ -190,26 +200,30 @@ def _groups(X, y, k, rng):
     return out
 
 
+BAND = 0.15  # the first threshold of a pole lies in [t_lo, t_lo + BAND): one cap size per run of a family
+
+
 def _cand_thresholds(s, lo=0.0, top=24):
-    """Candidate breakpoints: the largest depths (and midpoints below them), ≥ lo."""
+    """Candidate breakpoints: the largest depths (and midpoints below them), ≥ lo; the first one is < lo + BAND."""
     ss = np.sort(s[s > lo])[::-1][:top]
     mids = (ss[:-1] + ss[1:]) / 2 if len(ss) > 1 else ss
-    return np.concatenate([ss - 1e-9, mids, [lo]])
+    c = np.concatenate([ss - 1e-9, mids, [lo]])
+    return c[(c >= lo) & (c < 1)]
 
 
-def fam_aimed(X, y, Ls, cfg, rng, m):
+def fam_aimed(X, y, Ls, cfg, rng, m, t_lo):
     cands = []
     for k in cfg["ks"]:
         for g in _groups(X, y, k, rng):
             u = _unit(X[g].sum(0))
             s = X @ u
-            v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, 0.05), 1)
+            v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, t_lo), 1, first_below=t_lo + BAND)
             if th:
                 cands.append({"u": u, "th": th, "slopes": sl, "value": v, "k": k})
     return select_disjoint(cands, m)
 
 
-def fam_stacked(X, y, Ls, cfg, rng, m):
+def fam_stacked(X, y, Ls, cfg, rng, m, t_lo):
     best = []
     for r in cfg["rs"]:
         cands = []
@@ -217,7 +231,7 @@ def fam_stacked(X, y, Ls, cfg, rng, m):
             for g in _groups(X, y, k, rng):
                 u = _unit(X[g].sum(0))
                 s = X @ u
-                v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, 0.05), r)
+                v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, t_lo, top=10), r, first_below=t_lo + BAND)
                 if th:
                     cands.append({"u": u, "th": th, "slopes": sl, "value": v, "k": k, "r": r})
         sel = select_disjoint(cands, m)
@@ -226,28 +240,29 @@ def fam_stacked(X, y, Ls, cfg, rng, m):
     # one pole carrying all m units: its direction by a few ascent steps from the label-weighted sum
     u = _unit(X.T @ y)
     s = X @ u
-    v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, 0.0, top=48), min(m, 16))
+    v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, t_lo, top=32), min(m, 16))
     one = [{"u": u, "th": th, "slopes": sl, "value": v, "k": len(y), "r": len(th)}]
     return best if _total(X, y, best) >= _total(X, y, one) else one
 
 
-def fam_spikes(X, y, Ls, cfg, rng, m):
+def fam_spikes(X, y, Ls, cfg, rng, m, t_lo):
     cands = []
     for k in (1, 2):
         for g in _groups(X, y, k, rng):
             u = _unit(X[g].sum(0))
             s = X @ u
-            v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, 0.05, top=12), 3, closed=True)
+            v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, t_lo, top=8), 3, closed=True,
+                                     first_below=t_lo + BAND)
             if th:
                 cands.append({"u": u, "th": th, "slopes": sl, "value": v, "k": k})
     return select_disjoint(cands, m)
 
 
-def _refine(X, y, Ls, u, r, steps, others, lr=0.05):
+def _refine(X, y, Ls, u, r, steps, others, t_lo, lr=0.05):
     """Gradient ascent on u of the pole's best-profile value (profile re-optimised each step), rejecting steps that
     break disjointness with ``others``."""
     s = X @ u
-    v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, 0.05, top=16), r)
+    v, th, sl = best_profile(s, y, Ls, _cand_thresholds(s, t_lo, top=10), r, first_below=t_lo + BAND)
     for _ in range(steps):
         if not th:
             break
@@ -263,7 +278,7 @@ def _refine(X, y, Ls, u, r, steps, others, lr=0.05):
             break
         un = _unit(u + lr * gvec / nrm)
         sn = X @ un
-        vn, thn, sln = best_profile(sn, y, Ls, _cand_thresholds(sn, 0.05, top=16), r)
+        vn, thn, sln = best_profile(sn, y, Ls, _cand_thresholds(sn, t_lo, top=10), r, first_below=t_lo + BAND)
         if vn > v and thn and all(_disjoint(un, thn[0], o["u"], o["th"][0]) for o in others):
             u, v, th, sl = un, vn, thn, sln
         else:
@@ -271,7 +286,7 @@ def _refine(X, y, Ls, u, r, steps, others, lr=0.05):
     return {"u": u, "th": th, "slopes": sl, "value": v}
 
 
-def _fresh(X, y, Ls, rng, kept, served, tries, r=1, steps=6):
+def _fresh(X, y, Ls, rng, kept, served, tries, t_lo, r=1, steps=6):
     best = None
     free = [i for i in range(len(y)) if i not in served]
     if not free:
@@ -281,17 +296,17 @@ def _fresh(X, y, Ls, rng, kept, served, tries, r=1, steps=6):
             same = [j for j in free if y[j] == y[i] and j != i]
             near = sorted(same, key=lambda j: -(X[j] @ X[i]))[: k - 1]
             u = _unit(X[[i, *near]].sum(0))
-            c = _refine(X, y, Ls, u, r, steps, kept)
+            c = _refine(X, y, Ls, u, r, steps, kept, t_lo)
             if c["th"] and c["value"] > 0 and all(_disjoint(c["u"], c["th"][0], o["u"], o["th"][0]) for o in kept):
                 if best is None or c["value"] > best["value"]:
                     best = c
     return best
 
 
-def fam_adaptive(X, y, Ls, cfg, rng, m):
+def fam_adaptive(X, y, Ls, cfg, rng, m, t_lo):
     kept, served = [], set()
     while sum(len(c["th"]) for c in kept) < m:
-        c = _fresh(X, y, Ls, rng, kept, served, cfg["adaptive_tries"], steps=cfg["grad_steps"] // 2)
+        c = _fresh(X, y, Ls, rng, kept, served, cfg["adaptive_tries"], t_lo, steps=cfg["grad_steps"] // 2)
         if c is None:
             break
         kept.append(c)
@@ -301,10 +316,11 @@ def fam_adaptive(X, y, Ls, cfg, rng, m):
 
 def fam_own(X, y, Ls, cfg, rng, m, start):
     kept = [dict(c) for c in start]
+    t_lo = min((c["th"][0] for c in kept), default=0.5)
     for _ in range(cfg["sweeps"]):
         for i in range(len(kept)):
             others = kept[:i] + kept[i + 1:]
-            c = _refine(X, y, Ls, kept[i]["u"], max(1, len(kept[i]["th"])), cfg["grad_steps"], others)
+            c = _refine(X, y, Ls, kept[i]["u"], max(1, len(kept[i]["th"])), cfg["grad_steps"], others, t_lo)
             if c["value"] > kept[i]["value"] and len(c["th"]) <= len(kept[i]["th"]):
                 kept[i] = c
     for _ in range(cfg["swaps"]):  # replace the weakest cap by a fresh adaptive one, if that gains
@@ -315,7 +331,8 @@ def fam_own(X, y, Ls, cfg, rng, m, start):
         served = set()
         for c in rest:
             served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
-        c = _fresh(X, y, Ls, rng, rest, served, cfg["adaptive_tries"], r=len(kept[w]["th"]), steps=cfg["grad_steps"])
+        c = _fresh(X, y, Ls, rng, rest, served, cfg["adaptive_tries"], t_lo, r=len(kept[w]["th"]),
+                   steps=cfg["grad_steps"])
         if c is not None and c["value"] > kept[w]["value"]:
             kept = rest + [c]
     # fill the unit budget with fresh caps
@@ -323,12 +340,23 @@ def fam_own(X, y, Ls, cfg, rng, m, start):
     for c in kept:
         served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
     while sum(len(c["th"]) for c in kept) < m:
-        c = _fresh(X, y, Ls, rng, kept, served, cfg["adaptive_tries"], steps=cfg["grad_steps"] // 2)
+        c = _fresh(X, y, Ls, rng, kept, served, cfg["adaptive_tries"], t_lo, steps=cfg["grad_steps"] // 2)
         if c is None:
             break
         kept.append(c)
         served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
     return kept
+
+
+def best_over_tlo(fam, X, y, Ls, cfg, rng, m):
+    """A family run at every smallest admitted threshold t_lo of ``cfg["t_lo"]`` (the cap size trade-off: small
+    caps fit many disjoint poles, large caps serve more points); the best total, and its t_lo."""
+    best, arg = [], None
+    for t_lo in cfg["t_lo"]:
+        p = fam(X, y, Ls, cfg, rng, m, t_lo)
+        if _total(X, y, p) > _total(X, y, best):
+            best, arg = p, t_lo
+    return best, arg
 
 
 def _total(X, y, poles) -> float:
@@ -451,12 +479,11 @@ def level_E(ctx: Context) -> Outcome:
         y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
         op = float(np.linalg.eigvalsh(X.T @ X)[-1])
         tstar = min(1.0, 320 * float(Ls) * op / (float(eps) * T))
-        found = {}
+        found, tlo = {}, {}
         tc = time.process_time()
-        found["aimed_clusters"] = fam_aimed(X, y, float(Ls), cfg, rng, m)
-        found["stacked_caps"] = fam_stacked(X, y, float(Ls), cfg, rng, m)
-        found["profile_spikes"] = fam_spikes(X, y, float(Ls), cfg, rng, m)
-        found["adaptive_groups"] = fam_adaptive(X, y, float(Ls), cfg, rng, m)
+        for fam, fn in (("aimed_clusters", fam_aimed), ("stacked_caps", fam_stacked), ("profile_spikes", fam_spikes),
+                        ("adaptive_groups", fam_adaptive)):
+            found[fam], tlo[fam] = best_over_tlo(fn, X, y, float(Ls), cfg, rng, m)
         start = max(found.values(), key=lambda p: _total(X, y, p))
         found["own_optimiser"] = fam_own(X, y, float(Ls), cfg, rng, m, start)
         search_s = time.process_time() - tc
@@ -475,7 +502,7 @@ def level_E(ctx: Context) -> Outcome:
                          "rigidity_max": r.get("rigidity_max"), "sup_bound": r.get("sup_bound"),
                          "reason": r.get("reason", "")})
         best = recs[best_fam]
-        seeds_out.append({"seed_index": sd, "Op": op, "tstar": tstar, "best_family": best_fam,
+        seeds_out.append({"seed_index": sd, "Op": op, "tstar": tstar, "best_family": best_fam, "t_lo": tlo,
                           "best_multiplier": best["multiplier"], "best_fraction": best["multiplier"] / thr4,
                           "best_over_eps_n_160": best["multiplier"] / thr160, "search_cpu_s": round(search_s, 3),
                           "c0_sweep": sweep(best, X, y, cfg),
