@@ -14,7 +14,9 @@ difference with a random or principal second direction), each scored by g; (2) t
 soft-min ascent on the Grassmannian (log-sum-exp of −τ‖P(x_i − x_j)‖² with τ raised geometrically, Riemannian
 gradient, QR retraction); (3) a polish by sequential linear programming on the active pairs (maximise t subject
 to the linearised gaps ≥ t over the tangent space, trust region halved on rejection), which handles the max–min's
-kinks that soft-min smooths away. The author's script (``check_projection_floor.py``) runs soft-min ascent only,
+kinks that soft-min smooths away. A convergence diagnostic (not deciding) reruns seed 0 at the smallest and the
+largest n with twice the starts and three times as many kept, and reports the gain. The author's script
+(``check_projection_floor.py``) runs soft-min ascent only,
 on a subsample of ≤ 20000 pairs; this adversary evaluates every pair.
 
 Data: per seed and n, x_i uniform on S^{d−1} and labels ±1, its own draw; d = 20 (the author's d) and
