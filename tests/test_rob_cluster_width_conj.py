@@ -149,3 +149,18 @@ def test_toml_writer_round_trips():
     d = {"a": 1, "b": "x\ny", "t": {"u": [1.5, 2], "s": {"q": 'say "hi"', "flag": True}}}
     assert tomllib.loads(author.dumps(d)) == {"a": 1, "b": "x\ny", "t": {"u": [1.5, 2], "s": {"q": 'say "hi"',
                                                                                               "flag": True}}}
+
+
+def test_figures_use_the_suite_style_fonts(tmp_path):
+    from checks import figures
+    from checks.stats import StatementTest
+
+    rows = [{"seed_index": 0, "k": k, "inv_rho": 2**k, "tv": (2**(k - 1) + 1) / 2, "tv_floor": 2**k / 4, "lip": 1.0,
+             "ratio": (2**(k - 1) + 1) / 2} for k in (1, 2, 3)]
+    t = StatementTest(**cluster_failure.STATEMENTS["doubling"]).decide([0.9, 1.0, 1.1])
+    fig = cluster_failure._figure(rows, {"seeds": 1, "fit_k": (2, 3)}, t, [{"k": 2, "ratio_over_previous": 1.5}])
+    assert figures.fonts_ok(fig)
+    rows = [{"seed_index": s, "n": n, "gap_n": 3.0, "ascent_gap_n": 2.0, "gap_n_over_sqrtlog": 1.0}
+            for s in range(3) for n in (20, 40)]
+    t = StatementTest(**width_one.STATEMENT).decide([0.0, 0.1, -0.1])
+    assert figures.fonts_ok(width_one._figure(rows, {"seeds": 3, "n": (20, 40), "d": 5}, t))
