@@ -161,7 +161,7 @@ def width_2n():
 def static_rigidity(rng, quick):
     """check_static_rigidity's kind of nets, with the exact single-pole constant: max |B(s)|√(1−s²)/Lip."""
     worst_r = worst_v = 0.0
-    N = 200 if quick else 600
+    N = 200 if quick else 300
     for _ in range(N):
         d, m = int(rng.integers(3, 61)), int(rng.integers(1, 61))
         t = np.sort(rng.uniform(0.0, 0.9, m))
