@@ -567,7 +567,7 @@ def _figure(rows, seeds_out, cfg, thr4, thr160):
     ax.axhline(1.0, color="0.2", ls="-", lw=1, label="conjectured εn/4")
     ax.set_xticks(xs, [f.replace("_", "\n") for f in FAMILIES], fontsize=9)
     ax.set_ylabel("certified multiplier / (εn/4) (dimensionless)")
-    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_yscale("log")
     ax.set_title(f"c_0 = {cfg['c0']}: each dot one seed, bar the mean")
     ax.legend(loc="upper left")
     c0s = [float(c) for c in C0_SWEEP]
