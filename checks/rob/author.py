@@ -165,6 +165,8 @@ def _toml_str(s: str) -> str:
 
 
 def _toml_val(v) -> str:
+    if hasattr(v, "item") and not isinstance(v, list | tuple | dict | str):  # numpy scalars
+        v = v.item()
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
