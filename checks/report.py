@@ -191,6 +191,21 @@ def referee_rows(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+# Extension point: extra sections of verify.md after the referee summary, each "module:function" returning markdown
+# lines for the report (an empty list leaves nothing). They read committed data only (CI has no network).
+EXTRA_SECTIONS = ("checks.rob.author:report_section",)
+
+
+def extra_sections(report: dict[str, Any]) -> list[str]:
+    import importlib
+
+    lines: list[str] = []
+    for spec_ in EXTRA_SECTIONS:
+        mod, fn = spec_.split(":")
+        lines += getattr(importlib.import_module(mod), fn)(report)
+    return lines
+
+
 def markdown(report: dict[str, Any]) -> str:
     meta = report["meta"]
     lines = [run_line(meta), "", "# shallow-proofs verification report", ""]
@@ -210,6 +225,7 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(f"| `{r['id']}` | {st} | {v} | {r['key'].replace('|', '/')} | {r['figure']} | "
                          f"{'pass' if r['passed'] else 'FAIL'} |")
         lines.append("")
+    lines += extra_sections(report)
     lines += [f"Evidence overall: **{'PASS' if report['passed'] else 'FAIL'}**", "",
               "Versions: " + ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items()), "",
               "## Levels", "", "| claim | " + " | ".join(LEVELS) + " |", "|---|" + "---|" * len(LEVELS)]

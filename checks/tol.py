@@ -154,6 +154,17 @@ _ROWS: dict[str, tuple[float, str]] = {
                                "relative: the margins are short sums and small SVD/eigen problems of O(1)–O(10) "
                                "rational data (~1e-14 relative), equality cases are common, and the confirmation "
                                "is exact"),
+    "rob_cluster_rate_margin": (0.1, "rob.cluster_failure E, stated before running: the doubling (TV/Lip ∝ 1/ρ) is "
+                                     "reproduced when the interval of the slope of log(TV/Lip) on log(1/ρ) over the "
+                                     "last four doublings lies in [1 − 0.1, 1 + 0.1], and flatness when the slope of "
+                                     "log Lip lies in [−0.1, 0.1]: the floor N = ⌊t*/(2ρ)⌋ and the +1 of "
+                                     "TV = α_0(N − t*(N−1)/2) bend a finite grid's slope by O(2ρ/t*) ≈ 0.03–0.06 at "
+                                     "k ≥ 5, while a different rate (1/√ρ, log) differs by ≥ 0.5"),
+    "rob_width_one_growth": (0.25, "rob.width_one E, stated before running: the projection floor says best "
+                                   "min-gap×n / √(log(nd)) stays bounded in n; a √n-type floor would give slope 0.5 "
+                                   "of log(gap·n) on log n. The floor is reproduced when the slope's interval lies "
+                                   "below 0.25 (halfway), contradicted when it lies above 0.25"),
 }
+
 
 TOL = _Table(_ROWS)

@@ -20,6 +20,9 @@ module                levels  what the levels check
 ``value_mass``        S F     ‖r_{u,t}‖₁ ≤ min(2√(n·Op), Op/t, (1−t)Op/t²); |α|‖r‖₁ ≤ 5 L Op/t (sharp: 2τ^{5/2})
 ``serving``           F       #{y α ReLU(u·x − t) ≥ h} ≤ Op(t + h/|α|)⁻², ≤ 6 Op L²/h² (sharp: 4)
 ``pileup``            F       ∇f = v + s_A off the kinks; ‖s_A − s_A′‖ ≤ 2 Lip_{B_R} over certified cells
+``cluster_failure``   S P E   two coherent clusters: exact Lip = α_0 ≤ 2α_0 flat in ρ, profile TV ∝ 1/ρ (SPEC §4)
+``width_one``         E       projection floor: a Grassmannian adversary's best min-gap × n against √(log(nd))
+``conjecture_9_1``    E       Conjecture 9.1: the strongest certified multiplier found, against εn/4 and εn/160
 ====================  ======  ==============================================================================
 
 Shared modules:
@@ -32,6 +35,8 @@ Shared modules:
 * ``lemma_data`` — rational strategies and SymPy/mpmath references for the SPEC §4 lemmas;
 * ``oracles`` — independent references (ball brute force, S² probes, uniform sample), one copy each,
   sharing no code with :mod:`numerics.rob`;
+* ``author`` — runs the author's ten scripts as a peer and records their output (``author_checks.toml``);
+  ``author_suite`` computes the suite's certified counterparts and the sampling shortfalls recorded beside them;
 * ``exact_values`` — two-sided properties on families whose constant and rigidity ratio are known by hand
   (single units at the rigidity equality case, the width-2n interpolant, near-tied cells).
 
@@ -40,4 +45,5 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 """
 
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value",
-          "fit_identity", "affine_sup", "forced_depth", "occupancy", "value_mass", "serving", "pileup")
+          "fit_identity", "affine_sup", "forced_depth", "occupancy", "value_mass", "serving", "pileup",
+          "cluster_failure", "width_one", "conjecture_9_1")
