@@ -71,6 +71,7 @@ class SinglePoleLipschitz:
     thresholds   SymPy exact interior thresholds t_1 < … < t_K in (−1, 1)
     u0           SymPy exact pole direction (unit vector)
     beta, p2     SymPy exact β (after absorbing orientation flips and thresholds ≤ −1) and ‖v_⊥‖²
+    parts        (P, Q, Y) as Fractions: Lip² = P + Q·√Y exactly (for exact comparisons)
     """
 
     value: float
@@ -83,6 +84,7 @@ class SinglePoleLipschitz:
     u0: tuple
     beta: sp.Expr
     p2: sp.Expr
+    parts: tuple = ()
 
 
 # ----------------------------------------------------------------------------------------- input
@@ -287,4 +289,5 @@ def single_pole_lipschitz(net) -> SinglePoleLipschitz:
         u0=tuple(R(x) / sqrtN for x in w0),
         beta=R(beta_q) / sqrtN,
         p2=R(p2),
+        parts=(P, Q, Y),
     )
