@@ -16,6 +16,10 @@ module                levels  what the levels check
 ``fit_identity``      S F     Σ(y f − f²/2) ≥ εn/2 for f and clip∘f; ≥ εn/2 indices with y f ≥ ε/4 (SPEC §4)
 ``affine_sup``        S P F   sup over affine z of y·z − ¼‖z‖² is yᵀPy at z = 2Py; E_y yᵀPy = rank [X 1]
 ``forced_depth``      S F     Kσ ≤ ‖Σu_g‖ ≤ √(K(1 + (K−1)ν)); K ≤ (1 − ν)/(σ² − ν)
+``single_pole``       S P F   the exact single-pole constant (= lipschitz, = the S² arrangement), static
+                              rigidity, TV ≤ πL, ‖v_⊥‖ ≤ L, the tanh/GELU version
+``single_pole_law``   E       single-pole nets fitting noise: exact Lip against ε·min(√n, d) over n and d
+``stratified``        F       stratified isolation |β_c + A_c(s)|√(1 − s²) ≤ Lip under its hypotheses (d ≥ 24)
 ====================  ======  ==============================================================================
 
 Shared modules:
@@ -36,4 +40,4 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 """
 
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value",
-          "fit_identity", "affine_sup", "forced_depth")
+          "fit_identity", "affine_sup", "forced_depth", "single_pole", "single_pole_law", "stratified")

@@ -249,9 +249,10 @@ def _parallel_sphere(cf):
     """
     W, b, a, v = cf.Wq, cf.bq, cf.aq, cf.vq
     w0 = W[0]
-    d = len(w0)
+    j0 = next(i for i, x in enumerate(w0) if x != 0)  # w ∥ w₀ iff w = (w_j0/w₀_j0) w₀ (exact, O(d))
     for w in W[1:]:
-        if any(w[i] * w0[k] != w[k] * w0[i] for i in range(d) for k in range(i + 1, d)):
+        r = w[j0] / w0[j0]
+        if r == 0 or any(wi != r * xi for wi, xi in zip(w, w0, strict=True)):
             return None
     N = E.dot(w0, w0)
     lam = [E.dot(w, w0) / N for w in W]

@@ -86,7 +86,8 @@ def level_set(K: int = 3, instances: bool = True) -> dict[str, bool]:
         T - T_claim - g.dot(x) ** 2 * (x.dot(x) - 1)) and sp.trigsimp(x.dot(x)) == 1
     dT = sp.diff(T_claim, phi)
     # critical points of T in φ: sin φ = 0 (cos φ = ±1) or B s + r p cos φ = 0
-    out["dT/dphi = 2 (B s + r p cos phi) r p sin phi"] = is_zero(dT - 2 * (B * s + r * p * sp.cos(phi)) * r * p * sp.sin(phi))
+    out["dT/dphi = 2 (B s + r p cos phi) r p sin phi"] = is_zero(
+        dT - 2 * (B * s + r * p * sp.cos(phi)) * r * p * sp.sin(phi))
     # case |Bs| ≤ rp: a critical point with Bs + rp cos φ = 0 exists and gives B² + p², an upper bound of T
     out["T <= B^2 + p^2, with equality where B s + r p cos phi = 0"] = is_zero(T_claim - (B**2 + p**2) + (
         B * s + r * p * sp.cos(phi)) ** 2)
@@ -166,7 +167,8 @@ def interval_sup(instances: bool = True) -> dict[str, bool]:
     inst = [(Q(3, 2), Q(1, 2), Q(-1, 3), Q(1, 4)), (Q(3, 2), Q(1, 2), Q(1, 10), Q(1, 5)),
             (Q(3, 2), Q(1, 2), Q(1, 2), Q(9, 10)), (Q(-2), Q(1), Q(-99, 100), Q(-1, 2)),
             (Q(0), Q(1), Q(1, 2), Q(3, 4)), (Q(4), Q(0), Q(1, 3), Q(2, 3)), (Q(1), Q(1), Q(-1), Q(1)),
-            (Q(1), Q(3), Q(1, 2), Q(1) - Q(1, 2**20)), (Q(-5, 2), Q(2), Q(-1), Q(-3, 4)), (Q(1, 7), Q(1, 9), Q(0), Q(1, 2))]
+            (Q(1), Q(3), Q(1, 2), Q(1) - Q(1, 2**20)), (Q(-5, 2), Q(2), Q(-1), Q(-3, 4)),
+            (Q(1, 7), Q(1, 9), Q(0), Q(1, 2))]
     ok, cases = True, 0
     for Bv, pv, lo, hi in (inst if instances else []):
         Fs = F_expr(Bv, pv, s)
@@ -185,7 +187,8 @@ def interval_sup(instances: bool = True) -> dict[str, bool]:
         ok &= is_zero(sp.simplify(top - Fs.subs(s, star)))
         cases += 1
     if instances:
-        out[f"sup of F over [lo, hi] = F(min(max(0, lo), hi)) ({cases} rational instances, maximised from scratch)"] = ok
+        key = f"sup of F over [lo, hi] = F(min(max(0, lo), hi)) ({cases} rational instances, maximised from scratch)"
+        out[key] = ok
     return out
 
 
