@@ -19,7 +19,7 @@ module                levels  what the levels check
 ``single_pole``       S P F   the exact single-pole constant (= lipschitz, = the S² arrangement), static
                               rigidity, TV ≤ πL, ‖v_⊥‖ ≤ L, the tanh/GELU version
 ``single_pole_law``   E       single-pole nets fitting noise: exact Lip against ε·min(√n, d) over n and d
-``stratified``        F       stratified isolation |β_c + A_c(s)|√(1 − s²) ≤ Lip under its hypotheses (d ≥ 24)
+``stratified``        F       stratified isolation |β_c + A_c(s)|√(1 − s²) ≤ Lip under its hypotheses (d = 6, 24..64)
 ====================  ======  ==============================================================================
 
 Shared modules:

@@ -522,12 +522,21 @@ def smooth_level_set_sup(case):
 
     grid = [mpmath.mpf(-1) + mpmath.mpf(2) * (k + 0.5) / 4000 for k in range(4000)]
     s0 = max(grid, key=F)
-    try:
-        s1 = mpmath.findroot(lambda s: mpmath.diff(F, s), s0)
-        if abs(s1) < 1 and F(s1) >= F(s0):
-            s0 = s1
-    except (ZeroDivisionError, ValueError):
-        pass
+    h = mpmath.mpf(2) / 4000
+    for _ in range(28):  # zoom: ±2 steps at 40 points per level (to ~1e-31 in s), then the roots below
+        loc = [s0 + h * (k - 20) / 10 for k in range(41)]
+        s0 = max((x for x in loc if abs(x) < 1), key=F)
+        h /= 10
+    cands = [s0]
+    # the maximiser is a smooth critical point of F (dF/ds = 0) or the switch h(s) = |B(s)s| − √(1−s²)p = 0
+    for eq in (lambda s: mpmath.diff(F, s), lambda s: abs(Bf(s) * s) - mpmath.sqrt(1 - s**2) * p):
+        try:
+            s1 = mpmath.findroot(eq, s0)
+        except (ZeroDivisionError, ValueError, TypeError):
+            continue
+        if mpmath.im(s1) == 0 and abs(s1) < 1 and abs(s1 - s0) < mpmath.mpf(10) ** -8:
+            cands.append(mpmath.re(s1))
+    s0 = max(cands, key=F)
     return F(s0), s0
 
 
