@@ -192,7 +192,8 @@ def level_E(ctx: Context) -> Outcome:
               "min_ratio": best["ratio"] if best else math.nan, "eps0": EPS0}
     summary = (f"n∈{list(cfg['n'])}, d∈{list(cfg['d'])}, {cfg['seeds']} seeds, ε = {EPS0}: {metric['nets']} fitting "
                f"single-pole nets, every Lip exact; β = {test.estimate:.3f} [{test.ci[0]:.3f}, {test.ci[1]:.3f}] "
-               f"(n ≤ d² cells; law: ≥ 1) → {test.verdict}; smallest Lip_min/(ε min(√n,d)) = {metric['min_ratio']:.3g}; "
+               f"(n ≤ d² cells; law: ≥ 1) → {test.verdict}; smallest Lip_min/(ε min(√n,d)) = "
+               f"{metric['min_ratio']:.3g}; "
                f"the strongest family per cell: {wins}")
     details = {"config": {**cfg, "eps0": EPS0, "families": FAMILIES}, "statement_test": test.to_json(),
                "per_cell": per_cell, "nets": rows, "missing_cells": missing, "wins": wins}
