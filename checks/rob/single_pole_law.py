@@ -57,12 +57,37 @@ STATEMENT = dict(
            "log √n in the regime n ≤ d² (one intercept per d)",
     kind="at_least", target=1.0, symbol="β: Lip_min ∝ (√n)^β for n ≤ d² (law ≥ 1)")
 FAMILIES = ("linear", "linear+profile n/16", "linear+profile n/4", "profile n/4")
+SCREEN_REL = 1e-6  # families whose float64 Lip is within this of the cell's smallest are certified exactly
+
+
+def float_lip(net) -> float:
+    """Lip of a single-pole net (rows all the same unit vector u₀) in float64, by the per-interval closed form:
+    only to choose which families to certify (the float error, checked against the exact value for every
+    certified net, must stay ≤ SCREEN_REL/10)."""
+    W, b, a, v, _ = net
+    d = len(v)
+    u0 = W[0] / np.linalg.norm(W[0]) if len(W) else np.eye(d)[0]
+    lam = W @ u0 if len(W) else np.zeros(0)
+    t = -b / lam if len(W) else np.zeros(0)
+    order = np.argsort(t)
+    t, al = t[order], (a * lam)[order]
+    keep = np.abs(t) < 1
+    beta = float(v @ u0) + float(al[t <= -1].sum())
+    t, al = t[keep], al[keep]
+    p = math.sqrt(max(float(v @ v) - float(v @ u0) ** 2, 0.0))
+    Bs = beta + np.concatenate([[0.0], np.cumsum(al)])
+    ends = np.concatenate([[-1.0], t, [1.0]])
+    best = 0.0
+    for j, B in enumerate(Bs):
+        s = min(max(0.0, ends[j]), ends[j + 1])
+        best = max(best, B * B + p * p - max(0.0, abs(B * s) - math.sqrt(1 - s * s) * p) ** 2)
+    return math.sqrt(best)
 
 
 def config(quick: bool) -> dict:
     if quick:
         return {"n": (32, 64), "d": (4, 8), "seeds": 2}  # n ≤ d²: (32, 8), (64, 8)
-    return {"n": (64, 128, 256, 512, 1024), "d": (4, 8, 16, 32), "seeds": 5}
+    return {"n": (64, 128, 256, 512), "d": (4, 8, 16, 32), "seeds": 5}
 
 
 def sphere_data(rng, n, d):
@@ -105,14 +130,16 @@ def fit_at_eps(X, y, family, eps0=EPS0):
     """The family's ridge net with ε ∈ [ε₀, 1.001 ε₀] (bisection on log λ through one SVD), or None."""
     A, u0, ts, lin = features(X, y, family)
     n, d = X.shape
-    U, S, Vt = np.linalg.svd(A, full_matrices=False)
-    Uy = U.T @ y
+    lam_, Q = np.linalg.eigh(A.T @ A)  # one p×p eigendecomposition; every ridge λ is then O(n·p)
+    Qty = Q.T @ (A.T @ y)
+    AQ = A @ Q
 
     def coef(lam):
-        return Vt.T @ (S / (S**2 + lam) * Uy)
+        return Q @ (Qty / (np.maximum(lam_, 0.0) + lam))
 
-    def eps(lam):
-        return eps_of(net_from(coef(lam), u0, ts, lin, d), X, y)
+    def eps(lam):  # the returned net's ε is recomputed from its own values below
+        f = AQ @ (Qty / (np.maximum(lam_, 0.0) + lam))
+        return 1.0 - float(np.mean((f - y) ** 2))
 
     lo, hi = 1e-12 * n, 1e8 * n
     if eps(lo) < eps0:
@@ -120,11 +147,14 @@ def fit_at_eps(X, y, family, eps0=EPS0):
     for _ in range(200):
         mid = math.sqrt(lo * hi)
         e = eps(mid)
-        if eps0 <= e <= eps0 * 1.001:
-            return net_from(coef(mid), u0, ts, lin, d), e, mid
+        if eps0 * 1.0001 <= e <= eps0 * 1.001:
+            break
         lo, hi = (mid, hi) if e > eps0 else (lo, mid)
-    e = eps(lo)
-    return (net_from(coef(lo), u0, ts, lin, d), e, lo) if e >= eps0 else None
+    else:
+        mid = lo
+    net = net_from(coef(mid), u0, ts, lin, d)
+    e = eps_of(net, X, y)  # the net's own fit margin, from its values at the data
+    return (net, e, mid) if e >= eps0 else None
 
 
 def _pooled_slope(groups):
@@ -148,20 +178,26 @@ def level_E(ctx: Context) -> Outcome:
         rng = ctx.rng(f"{ID}/seed/{k}/d/{d}")
         Xall, yall = sphere_data(rng, max(cfg["n"]), d)  # the smaller n are the first n points of the draw
         X, y = Xall[:n], yall[:n]
+        fitted = []
         for fam in FAMILIES:
             got = fit_at_eps(X, y, fam)
             if got is None:
                 rows.append({"seed": k, "n": n, "d": d, "family": fam, "fits": False})
                 continue
-            net, e, lam = got
-            L = rob.single_pole_lipschitz(net)
-            rows.append({"seed": k, "n": n, "d": d, "family": fam, "fits": True, "eps": e, "ridge": lam,
-                         "kinks": len(L.thresholds), "lip": float(L.value), "certified": True,
-                         "ratio": float(L.value) / (e * min(math.sqrt(n), d))})
+            fitted.append((fam, *got, float_lip(got[0])))
+        top = min((f[-1] for f in fitted), default=math.inf)
+        for fam, net, e, lam, flip in fitted:
+            row = {"seed": k, "n": n, "d": d, "family": fam, "fits": True, "eps": e, "ridge": lam,
+                   "kinks": len(net[1]), "lip_float": flip, "certified": False}
+            if flip <= top * (1 + SCREEN_REL):  # a candidate for the minimum: certify exactly
+                L = rob.single_pole_lipschitz(net)
+                row.update(lip=float(L.value), certified=True, ratio=float(L.value) / (e * min(math.sqrt(n), d)),
+                           float_vs_exact=abs(flip - float(L.value)) / float(L.value))
+            rows.append(row)
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     cells = {}
     for r in rows:
-        if r["fits"]:
+        if r["fits"] and r["certified"]:
             key = (r["seed"], r["n"], r["d"])
             if key not in cells or r["lip"] < cells[key]["lip"]:
                 cells[key] = r
@@ -185,8 +221,8 @@ def level_E(ctx: Context) -> Outcome:
                                              "family": sorted({r["family"] for r in rs})}
     test.note = (f"smallest ratio Lip_min/(ε₀ min(√n,d)) = {best['ratio']:.3g} at n={best['n']}, d={best['d']} "
                  f"({best['family']})" if best else "no fitting net")
-    passed = (not missing and all(r.get("certified", True) for r in rows) and all(np.isfinite(slopes))
-              and len(slopes) == cfg["seeds"])
+    screen_ok = all(r.get("float_vs_exact", 0.0) <= SCREEN_REL / 10 for r in rows)
+    passed = (not missing and screen_ok and all(np.isfinite(slopes)) and len(slopes) == cfg["seeds"])
     metric = {"seeds": cfg["seeds"], "nets": sum(r["fits"] for r in rows), "cells": len(cells),
               "beta_mean": test.estimate, "beta_ci_lo": test.ci[0], "beta_ci_hi": test.ci[1],
               "min_ratio": best["ratio"] if best else math.nan, "eps0": EPS0}
