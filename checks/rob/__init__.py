@@ -20,6 +20,10 @@ module                levels  what the levels check
 ``value_mass``        S F     ‖r_{u,t}‖₁ ≤ min(2√(n·Op), Op/t, (1−t)Op/t²); |α|‖r‖₁ ≤ 5 L Op/t (sharp: 2τ^{5/2})
 ``serving``           F       #{y α ReLU(u·x − t) ≥ h} ≤ Op(t + h/|α|)⁻², ≤ 6 Op L²/h² (sharp: 4)
 ``pileup``            F       ∇f = v + s_A off the kinks; ‖s_A − s_A′‖ ≤ 2 Lip_{B_R} over certified cells
+``single_pole``       S P F   the exact single-pole constant (= lipschitz, = the S² arrangement), static
+                              rigidity, TV ≤ πL, ‖v_⊥‖ ≤ L, the tanh/GELU version
+``single_pole_law``   E       single-pole nets fitting noise: exact Lip against ε·min(√n, d) over n and d
+``stratified``        F       stratified isolation |β_c + A_c(s)|√(1 − s²) ≤ Lip under its hypotheses (d = 6, 24..64)
 ``cluster_failure``   S P E   two coherent clusters: exact Lip = α_0 ≤ 2α_0 flat in ρ, profile TV ∝ 1/ρ (SPEC §4)
 ``width_one``         E       projection floor: a Grassmannian adversary's best min-gap × n against √(log(nd))
 ``conjecture_9_1``    E       Conjecture 9.1: the strongest certified multiplier found, against εn/4 and εn/160
@@ -45,5 +49,5 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 """
 
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "value",
-          "fit_identity", "affine_sup", "forced_depth", "occupancy", "value_mass", "serving", "pileup",
-          "cluster_failure", "width_one", "conjecture_9_1")
+          "fit_identity", "occupancy", "value_mass", "serving", "pileup", "affine_sup", "forced_depth",
+          "single_pole", "single_pole_law", "stratified", "cluster_failure", "width_one", "conjecture_9_1")

@@ -7,6 +7,8 @@ cost model:
 domain                    method
 ========================  =================================================================================
 S¹                        exact: kink points ordered exactly (:mod:`numerics.rob.circle`)
+S^{d−1}, d ≥ 3, all kink  exact: the one-dimensional level-set reduction (:func:`_parallel_sphere`), when
+normals ±u₀               ``parallel_reduction`` (the default); ``False`` sends these nets down the general path
 S²                        exact: the small-circle arrangement (:mod:`numerics.rob.sphere2`), O(m²) circles ·
                           O(m) vertices, when m ≤ ``max_exact_units``
 S^{d−1}, disjoint caps    exact closed form per cap, disjointness decided exactly (:mod:`numerics.rob.caps`)
@@ -147,13 +149,15 @@ def _progress_printer(label, every=15.0):
 
 def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int = 20000, seed: int = 0,
               max_exact_units: int = 200, max_flats: int = 20000, time_limit: float = 60.0,
-              rel_gap: float = 0.01, data_points=None, progress=None) -> Lipschitz:
+              rel_gap: float = 0.01, data_points=None, progress=None, parallel_reduction: bool = True) -> Lipschitz:
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
     ``net`` is a net tuple, a :class:`Canonical`, or a torch module ``Linear → ReLU/LeakyReLU → Linear``
     (read by :func:`numerics.interop.lipschitz_from_module`). ``samples`` and ``seed`` seed
     the bracket's search; ``data_points`` (points of the domain, e.g. training data) seed its lower end.
     ``progress``: None (quiet), True (progress lines on stderr), or a callable ``progress(done, total)``.
+    ``parallel_reduction=False`` disables the exact reduction of sphere nets whose kink normals are all ±u₀
+    (the general routines then run; the single-pole oracle comparison of rob.single_pole uses both).
     """
     if hasattr(net, "named_modules"):  # a torch module
         from numerics.interop import lipschitz_from_module
@@ -185,6 +189,13 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
         raise ValueError("the certified Lipschitz routines need rational entries on this domain (floats, "
                          "integers or SymPy Rationals); irrational SymPy entries are supported on S¹ only")
     if isinstance(domain, Sphere):
+        if parallel_reduction and d >= 3 and cf.m >= 1:
+            q = _parallel_sphere(cf)
+            if q is not None:
+                val, z = q
+                return _exact_result(val, f"exact: {cf.m} parallel kinks (normals ±u₀), the one-dimensional "
+                                     "level-set reduction, exact decisions", cf.m + 1,
+                                     {"point": None, "pattern": None, "kind": "level"}, t0, {"level_z": z})
         if cf.m <= 2000 and caps_disjoint_exact(cf.Wq, cf.bq) and d >= 3:
             q, j = lipschitz_disjoint_caps(cf.Wq, cf.bq, cf.aq, cf.vq)
             pat = tuple(i == j for i in range(cf.m))
@@ -222,6 +233,64 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
                                      f"open ball (facet recursion over {r.nodes} flats, exact decisions)", r.cells,
                                      wit, t0, {"pattern": list(r.pattern)})
     return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress)
+
+
+def _parallel_sphere(cf):
+    r"""Exact Lip² of a sphere net (d ≥ 3) whose kink normals are all ±u₀, else None.
+
+    Write z = w₀·x (w₀ = the first kink row, N = ‖w₀‖², u₀ = w₀/√N, s = z/√N). Unit j is a_j ReLU(λ_j z + b_j)
+    with λ_j = w_j·w₀/N, so between consecutive kink values z_j = −b_j/λ_j (in (−√N, √N)) the gradient is
+    g = v + D w₀, D = Σ_{active} a_j λ_j, the active set read off at an exact interior point. With
+    B = g·u₀, p² = ‖v‖² − (v·w₀)²/N, the level set {u₀·x = s} (a (d−2)-sphere of directions y ⊥ u₀, so
+    v_⊥·y sweeps [−p, p]) has sup ‖g − (g·x)x‖² = B² + p² when B²s² ≤ p²(1 − s²), else
+    B²(1 − s²) + p²s² + 2|Bs|p√(1 − s²); both are non-increasing in |s|, so each interval's sup is taken at
+    its point nearest z = 0. Everything is rational except √(p²(1 − s²)): QNum comparisons, no tolerance.
+    Returns (QNum Lip², the winning z).
+    """
+    W, b, a, v = cf.Wq, cf.bq, cf.aq, cf.vq
+    w0 = W[0]
+    j0 = next(i for i, x in enumerate(w0) if x != 0)  # w ∥ w₀ iff w = (w_j0/w₀_j0) w₀ (exact, O(d))
+    for w in W[1:]:
+        r = w[j0] / w0[j0]
+        if r == 0 or any(wi != r * xi for wi, xi in zip(w, w0, strict=True)):
+            return None
+    N = E.dot(w0, w0)
+    lam = [E.dot(w, w0) / N for w in W]
+    vw = E.dot(v, w0)
+    p2 = E.dot(v, v) - vw * vw / N
+    zs = sorted({-bj / lj for bj, lj in zip(b, lam, strict=True) if (bj / lj) ** 2 < N})
+    # interval k: (zs[k−1], zs[k]); its nearest-to-0 closure point and an exact interior point
+    best = None
+    for k in range(len(zs) + 1):
+        lo = zs[k - 1] if k > 0 else None
+        hi = zs[k] if k < len(zs) else None
+        if (lo is None or lo < 0) and (hi is None or hi > 0):
+            z = inner = Fraction(0)  # 0 lies inside the interval
+        elif lo is not None and lo >= 0:
+            z = lo
+            inner = (lo + hi) / 2 if hi is not None else _step_inside(lo, N)
+        else:
+            z = hi
+            inner = (lo + hi) / 2 if lo is not None else -_step_inside(-hi, N)
+        D = sum((aj * lj for aj, lj, bj in zip(a, lam, b, strict=True) if lj * inner + bj > 0), Fraction(0))
+        Bq = vw + D * N  # B = Bq/√N
+        B2s2 = (Bq * z / N) ** 2  # (B s)² with s = z/√N
+        s2 = z * z / N
+        if B2s2 <= p2 * (1 - s2):
+            val = E.QNum(Bq * Bq / N + p2)
+        else:
+            val = E.QNum(Bq * Bq / N * (1 - s2) + p2 * s2, 2 * abs(Bq * z / N), p2 * (1 - s2))
+        if best is None or val.cmp(best[0]) > 0:
+            best = (val, z)
+    return best
+
+
+def _step_inside(z, N):
+    """A rational point of (z, √N) for 0 ≤ z < √N (z² < N)."""
+    h = Fraction(1)
+    while (z + h) ** 2 >= N:
+        h /= 2
+    return z + h
 
 
 class _Witness(dict):

@@ -71,6 +71,7 @@ class SinglePoleLipschitz:
     thresholds   SymPy exact interior thresholds t_1 < … < t_K in (−1, 1)
     u0           SymPy exact pole direction (unit vector)
     beta, p2     SymPy exact β (after absorbing orientation flips and thresholds ≤ −1) and ‖v_⊥‖²
+    parts        (P, Q, Y) as Fractions: Lip² = P + Q·√Y exactly (for exact comparisons)
     """
 
     value: float
@@ -83,6 +84,7 @@ class SinglePoleLipschitz:
     u0: tuple
     beta: sp.Expr
     p2: sp.Expr
+    parts: tuple = ()
 
 
 # ----------------------------------------------------------------------------------------- input
@@ -209,15 +211,15 @@ def single_pole_lipschitz(net) -> SinglePoleLipschitz:
         w0 = W[nz[0]]
     else:
         w0 = [Fraction(1)] + [Fraction(0)] * (d - 1)
+    piv = next((i for i, x in enumerate(w0) if x != 0), 0)
     for k in nz:
         w = W[k]
-        for i in range(d):
-            for j in range(i + 1, d):
-                if w[i] * w0[j] - w[j] * w0[i] != 0:
-                    raise ValueError(
-                        f"not a single-pole net: row {k} of W is not parallel to row {nz[0]} "
-                        f"(2x2 minor ({i},{j}) is {float(w[i] * w0[j] - w[j] * w0[i])!r})"
-                    )
+        for i in range(d):  # rank 1 ⟺ every 2x2 minor against the pivot column of row k0 vanishes
+            if w[i] * w0[piv] - w[piv] * w0[i] != 0:
+                raise ValueError(
+                    f"not a single-pole net: row {k} of W is not parallel to row {nz[0]} "
+                    f"(2x2 minor ({i},{piv}) is {float(w[i] * w0[piv] - w[piv] * w0[i])!r})"
+                )
     N = sum(x * x for x in w0)  # ‖w0‖², rational, > 0
     vw = sum(x * y for x, y in zip(v, w0, strict=False))
     # Work in "rational coordinates": β = βq/√N, α_k = αq_k/√N, t_k = r_k √N.
@@ -266,6 +268,7 @@ def single_pole_lipschitz(net) -> SinglePoleLipschitz:
     P, Q, Y, jbest, s_r = best
 
     sqrtN = sp.sqrt(sp.Rational(N.numerator, N.denominator))
+    inv_sqrtN = 1 / sqrtN  # one radsimp, then rational multiples (dividing each entry by √N costs one each)
     R = lambda q: sp.Rational(q.numerator, q.denominator)  # noqa: E731
     rtY = _isqrt_frac(Y)
     if Q == 0 or Y == 0:
@@ -282,9 +285,10 @@ def single_pole_lipschitz(net) -> SinglePoleLipschitz:
         lipschitz2=lip2,
         argmax_s=R(s_r) * sqrtN,
         interval=jbest,
-        B=tuple(R(q) / sqrtN for q in Bq),
+        B=tuple(R(q) * inv_sqrtN for q in Bq),
         thresholds=tuple(R(r) * sqrtN for r in rs),
-        u0=tuple(R(x) / sqrtN for x in w0),
-        beta=R(beta_q) / sqrtN,
+        u0=tuple(R(x) * inv_sqrtN for x in w0),
+        beta=R(beta_q) * inv_sqrtN,
         p2=R(p2),
+        parts=(P, Q, Y),
     )

@@ -10,6 +10,7 @@ from sympy.printing.pycode import MpmathPrinter
 from proofs.common import HEADER, Artifact, latex_doc
 from proofs.rob.circle import EVEN_CYCLE_A, EVEN_CYCLE_SIGNS, EVEN_CYCLE_THETA, even_cycle
 from proofs.rob.jump import tangential_jump_norm
+from proofs.rob.single_pole import closed_forms as single_pole_closed_forms
 from proofs.rob.width_2n import width_2n
 
 SOURCES = "proofs/rob/{width_2n,jump,circle}.py"
@@ -63,4 +64,38 @@ def artifacts() -> list[Artifact]:
          sp.Eq(sp.Symbol(r"\operatorname{Lip}"), ec.lipschitz)),
         ("even cycle, violation ratio", sp.Eq(sp.Symbol(r"\kappa/(2\operatorname{Lip})"), ec.ratio)),
     ])
-    return [Artifact("proofs/latex/rob.tex", tex), Artifact("numerics/_derived/rob.py", code)]
+    return [Artifact("proofs/latex/rob.tex", tex), Artifact("numerics/_derived/rob.py", code),
+            *single_pole_artifacts()]
+
+
+def single_pole_artifacts() -> list[Artifact]:
+    """``numerics/_derived/rob_single_pole.py``: the level-set closed forms of :mod:`proofs.rob.single_pole`."""
+    forms = single_pole_closed_forms()
+    pr = MpmathPrinter()
+    code = HEADER.format(source="proofs/rob/codegen.py") + "\n".join([
+        '"""Closed forms derived in proofs/rob/single_pole.py (SPEC §4, rob.single_pole)."""',
+        "",
+        "import mpmath",
+        "",
+        "",
+        "def level_set_sup2(B, p, s):",
+        '    """max ||tangential grad f||^2 on the level set u0.x = s, gradient B u0 + v_perp, p = ||v_perp||."""',
+        f"    return {pr.doprint(forms['F'])}",
+        "",
+        "",
+        "def level_set_breakpoint(B, p):",
+        '    """s0 = p / sqrt(B^2 + p^2): level_set_sup2 = B^2 + p^2 on |s| <= s0, decreasing in |s| beyond."""',
+        f"    return {pr.doprint(forms['s0'])}",
+        "",
+        "",
+        "def static_rigidity2(B, p, s):",
+        '    """B^2 (1 - s^2) + p^2: the tangential norm^2 at a level-set point with y perpendicular to v_perp."""',
+        f"    return {pr.doprint(forms['static'])}",
+        "",
+        "",
+        "def interval_argmax(lo, hi):",
+        '    """The closure point of [lo, hi] nearest 0, where level_set_sup2 attains its sup over the interval."""',
+        "    return min(max(0, lo), hi)",
+        "",
+    ])
+    return [Artifact("numerics/_derived/rob_single_pole.py", code)]
