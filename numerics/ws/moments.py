@@ -68,12 +68,13 @@ class WSBounds:
         D = self.dim
         if not (isinstance(k, int | np.integer) and 1 <= k <= D):
             raise ValueError(f"k must be an integer in 1..{D}, got {k!r}")
-        k = int(k)
-        if isinstance(self.std, mpmath.mpf):  # the ratios in the bound's own precision, not as Python floats
-            lo, hi = mpmath.sqrt(mpmath.mpf(k - 1) / (D - k + 1)), mpmath.sqrt(mpmath.mpf(D - k) / k)
-        else:
-            lo, hi = np.sqrt((k - 1) / (D - k + 1)), np.sqrt((D - k) / k)
-        return self.mean - self.std * lo, self.mean + self.std * hi
+        k, mp = int(k), isinstance(self.std, mpmath.mpf)
+        sqrt = mpmath.sqrt if mp else np.sqrt
+
+        def q(a: int, b: int):  # the ratios in the bound's own precision, not as Python floats
+            return mpmath.mpf(a) / b if mp else a / b
+
+        return self.mean - self.std * sqrt(q(k - 1, D - k + 1)), self.mean + self.std * sqrt(q(D - k, k))
 
 
 def ws_bounds(trace, trace_sq, dim: int) -> WSBounds:
