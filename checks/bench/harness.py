@@ -167,6 +167,110 @@ def interleaved(
     return {k: statistics.median(v) for k, v in times.items()}, outs
 
 
+# A median of per-pair ratios is a headline only when the pairs agree this well: max/min of the per-pair ratios.
+# On this 2-core machine shared by several jobs, single timings move by 1.5× between neighbours (issue 14: the
+# headline moved from 115× to 59× between runs); a factor of 2 between the extreme pairs means the load, not the
+# code, set the number.
+SPREAD_MAX = 2.0
+
+
+def paired(
+    base: Callable[[], Any],
+    others: dict[str, Callable[[], Any]],
+    *,
+    rounds: int,
+    deadline: float | None = None,
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """Per-pair ratios t(other)/t(base): each round runs, for every contender, the base and the contender back to
+    back (the order alternates between rounds, so neither always runs on a warmer cache), and the ratio of that
+    pair is one sample. Returns ({name: summary}, {name: last output, "base": ...}); each summary has the median,
+    min and max ratio, the median wall and CPU times, the load average before and after, and ``headline``: False
+    with the reason when the spread max/min exceeds ``SPREAD_MAX`` or fewer than 2 pairs ran.
+
+    ``deadline`` (a ``time.perf_counter`` value): no new round starts after it (at least one always runs).
+    """
+    outs: dict[str, Any] = {}
+    rec: dict[str, dict[str, list[float]]] = {k: {"r": [], "t": [], "c": [], "tb": [], "rc": []} for k in others}
+    load0 = os.getloadavg()
+    for r in range(rounds):
+        if r and deadline is not None and time.perf_counter() > deadline:
+            break
+        for k, f in others.items():
+            pair = [("base", base), (k, f)] if r % 2 == 0 else [(k, f), ("base", base)]
+            got = {}
+            for name, fn in pair:
+                t0, c0 = time.perf_counter(), time.process_time()
+                outs[name] = fn()
+                got[name] = (time.perf_counter() - t0, time.process_time() - c0)
+            rec[k]["r"].append(got[k][0] / got["base"][0])
+            rec[k]["rc"].append(got[k][1] / max(got["base"][1], 1e-9))
+            rec[k]["t"].append(got[k][0])
+            rec[k]["c"].append(got[k][1])
+            rec[k]["tb"].append(got["base"][0])
+    load1 = os.getloadavg()
+    summ = {}
+    for k, v in rec.items():
+        rs = v["r"]
+        spread = max(rs) / min(rs)
+        s = {
+            "ratio_median": statistics.median(rs),
+            "ratio_min": min(rs),
+            "ratio_max": max(rs),
+            "pairs": len(rs),
+            "spread": spread,
+            "cpu_ratio_median": statistics.median(v["rc"]),
+            "cpu_ratio_min": min(v["rc"]),
+            "cpu_ratio_max": max(v["rc"]),
+            "seconds_median": statistics.median(v["t"]),
+            "cpu_seconds_median": statistics.median(v["c"]),
+            "base_seconds_median": statistics.median(v["tb"]),
+            "load_before": load0[0],
+            "load_after": load1[0],
+            "headline": len(rs) >= 2 and spread <= SPREAD_MAX,
+        }
+        if len(rs) < 2:
+            s["why_no_headline"] = "one pair only (a single run exceeds the time budget)"
+        elif spread > SPREAD_MAX:
+            s["why_no_headline"] = f"per-pair ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
+        summ[k] = s
+    return summ, outs
+
+
+def ratio_text(s: dict[str, Any]) -> str:
+    """'42× (38–47×, 5 pairs)', or the same with 'no headline: ...' when the spread is too wide."""
+    txt = f"{s['ratio_median']:.3g}× ({s['ratio_min']:.3g}–{s['ratio_max']:.3g}×, {s['pairs']} pairs)"
+    if "cpu_ratio_median" in s:
+        txt += f"; CPU time {s['cpu_ratio_median']:.3g}× ({s['cpu_ratio_min']:.3g}–{s['cpu_ratio_max']:.3g}×)"
+    return txt if s["headline"] else f"{txt}; no headline: {s['why_no_headline']}"
+
+
+def fit_power(x, y) -> dict[str, Any]:
+    """Least-squares slope of log y on log x with its standard error and residual; ``verdict`` is "noise" when the
+    slope is within 2 standard errors of 0 or the fit explains less than 90% of the variance (r² < 0.9), else
+    "measured"."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0)
+    lx, ly = np.log(x[ok]), np.log(y[ok])
+    k = int(ok.sum())
+    if k < 2:
+        return {"slope": math.nan, "points": k, "verdict": "too few points"}
+    (slope, icpt) = np.polyfit(lx, ly, 1)
+    resid = ly - (slope * lx + icpt)
+    ss_res, ss_tot = float(resid @ resid), float(((ly - ly.mean()) ** 2).sum())
+    se = math.sqrt(ss_res / (k - 2) / float(((lx - lx.mean()) ** 2).sum())) if k > 2 else math.nan
+    r2 = 1 - ss_res / ss_tot if ss_tot > 0 else 0.0
+    out = {
+        "slope": float(slope),
+        "se": se,
+        "r2": r2,
+        "rms_log_resid": math.sqrt(ss_res / k),
+        "points": k,
+    }
+    noise = r2 < 0.9 or (not math.isnan(se) and abs(slope) < 2 * se)
+    out["verdict"] = "noise" if noise else ("measured" if k > 2 else "two points (no residual)")
+    return out
+
+
 def _hwm_reset() -> bool:
     try:
         with open("/proc/self/clear_refs", "w") as fh:
@@ -321,6 +425,11 @@ class Bench:
     log: Callable[[str], None] = print
     section: str = ""
     ran: tuple[str, ...] = ()
+    deadline: float = math.inf  # time.perf_counter() value after which sections stop starting new rows
+
+    def out_of_time(self, need: float = 0.0) -> bool:
+        """True when ``need`` more seconds would pass the run's time budget."""
+        return time.perf_counter() + need > self.deadline
 
     # -- machine ------------------------------------------------------------------------------------
     def machine(self):
@@ -485,6 +594,13 @@ def main(argv: list[str] | None = None) -> int:
         help="BLAS and torch threads for every contender (default: all cores)",
     )
     ap.add_argument("--only", nargs="*", default=None, help="run only these sections (for development)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="time budget in s for the whole run (default 840 full, 170 quick): a section that would start after it "
+        "is skipped with the reason, and the long sections cut their grids to fit",
+    )
     ap.add_argument("--render-only", action="store_true", help="rewrite bench.md and plots from bench.json")
     ap.add_argument(
         "--merge",
@@ -515,7 +631,7 @@ def _run(args) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from checks.bench import flat, rob, ws  # the paper modules import this one
+    from checks.bench import flat, rob, ws, ws_peers  # the paper modules import this one
     from checks.bench.report import plots, write_report
 
     console = Console(stderr=True)
@@ -545,7 +661,8 @@ def _run(args) -> int:
         ("fits", lambda: ws.fits(b)),
         ("block_sweep", lambda: ws.block_sweep(b)),
         ("headline", lambda: ws.headline(b)),
-        ("mnist", lambda: ws.mnist(b)),
+        ("peers", lambda: ws_peers.peers_section(b)),
+        ("mnist", lambda: ws_peers.mnist_section(b)),
         ("flatness", lambda: flat.flattest_section(b)),
         ("kinks", lambda: rob.lipschitz_section(b)),
         ("kinks_certified", lambda: rob.certified_section(b)),
@@ -563,6 +680,10 @@ def _run(args) -> int:
                 b.data[k] = v
     b.ran = tuple(name for name, _ in sections)
     t_all = time.perf_counter()
+    budget = args.budget if args.budget is not None else (170.0 if args.quick else 840.0)
+    b.deadline = t_all + budget
+    b.data["meta"]["budget_s"] = budget
+    skipped: dict[str, str] = {}
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -577,6 +698,10 @@ def _run(args) -> int:
             b.section = name
             prog.update(task, description=f"bench: {name}")
             t0 = time.perf_counter()
+            if name != "machine" and b.out_of_time():
+                skipped[name] = f"not run: the run's {budget:.0f} s budget was spent before it"
+                prog.advance(task)
+                continue
             try:
                 fn()
             except Exception as exc:  # one broken section must not lose the others' numbers
@@ -585,6 +710,8 @@ def _run(args) -> int:
             b.data.setdefault("section_seconds", {})[name] = time.perf_counter() - t0
             prog.advance(task)
     b.data["meta"]["seconds"] = time.perf_counter() - t_all
+    if skipped:
+        b.data["meta"]["skipped_sections"] = skipped
     b.data["meta"]["loadavg_end"] = os.getloadavg()
     if args.merge and args.only and (args.out / "bench.json").exists():
         old = json.loads((args.out / "bench.json").read_text())

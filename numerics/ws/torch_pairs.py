@@ -12,7 +12,9 @@ kernels that run them differ. What it changes, and why it is faster:
   the far terms of gKg and KK (p ≥ 2) of both orientations are one GEMM with the factors side by side,
   [aL_I, bR_I] [bR_J, aL_J]ᵀ, multiplied by G^(p−1) in place and dotted with G; qᵀ(S∘S)q is S squared in
   place and two matrix-vector products.
-* **Threaded elementwise kernels** (OpenMP) where numpy runs one core.
+* **Threaded elementwise kernels** (OpenMP) where numpy runs one core, but only for problems worth it: below
+  ``SMALL_FLOPS`` of pair work the call runs on one thread (and restores the caller's count), because waking
+  and joining threads costs more than the work and, on a loaded machine, a descheduled thread stalls the rest.
 
 The p = 0 and p = 1 terms of gKg and KK and the trace need no pair loop; they are computed as in the
 numpy path. The result agrees with the numpy path to rounding (``tests/test_ws_torch_backend.py``).
@@ -26,6 +28,8 @@ import numpy as np
 
 __all__ = ["moments_torch"]
 
+SMALL_FLOPS = 2e8  # ≈ 10 ms of one core's GEMM: below it, one thread (see the module docstring)
+
 
 def _t(x):
     import torch
@@ -37,42 +41,57 @@ def moments_torch(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bi
     """(tr H, tr H²) from the float64 unit tables, as ``_moments`` computes them, on torch CPU tensors."""
     import torch
 
-    with torch.no_grad():
-        P = tuple(_t(t) for t in P)
-        q, r, Xt, v = _t(q), _t(r), _t(Xt), _t(v)
-        gd = (Xt * Xt).sum(dim=1)
-        g2 = kernels.g2(P, v, gd) + bias_const["g2"]
-        trk = kernels.trK(P, v, gd) + bias_const["trK"]
-        trace = float((q @ g2 + r @ trk) / n)
-        acc = 0.0
-        far: dict[int, tuple[list, list]] = {}  # p >= 2: left factors a∘L and right factors b∘R, side by side
-        for a, b, name in ((2 * q, r, "gKg"), (r, r, "KK")):
-            if bias_const[name]:
-                acc += float(bias_const[name] * a.sum() * b.sum())
-            for p, L, R in getattr(kernels, f"{name}_factors")(P, P, v):
-                aL, bR = a[:, None] * L, b[:, None] * R
-                if p == 0:
-                    acc += float((aL.sum(0) * bR.sum(0)).sum())
-                elif p == 1:
-                    acc += float(((Xt.T @ aL) * (Xt.T @ bR)).sum())
-                else:
-                    far.setdefault(p, ([], []))
-                    far[p][0].append(aL)
-                    far[p][1].append(bR)
-        farL = {p: torch.cat(ls, dim=1) for p, (ls, _) in far.items()}
-        farR = {p: torch.cat(rs, dim=1) for p, (_, rs) in far.items()}
-        # gg = Σ_p G^p ∘ (L_p R_pᵀ) + c: the p = 0 group carries the constant as a column of ones
-        ggL: dict[int, list] = {}
-        ggR: dict[int, list] = {}
-        for p, L, R in kernels.gg_factors(P, P, v):
-            ggL.setdefault(p, []).append(L)
-            ggR.setdefault(p, []).append(R)
-        if bias_const["gg"]:
-            ggL.setdefault(0, []).append(torch.full((n, 1), float(bias_const["gg"]), dtype=torch.float64))
-            ggR.setdefault(0, []).append(torch.ones(n, 1, dtype=torch.float64))
-        ggL = {p: torch.cat(ls, dim=1) for p, ls in ggL.items()}
-        ggR = {p: torch.cat(rs, dim=1) for p, rs in ggR.items()}
-        acc += _pair_sum(Xt, q, ggL, ggR, farL, farR, n, block)
+    N = P[0].shape[1]
+    threads = torch.get_num_threads()
+    small = float(n) * n * (Xt.shape[1] + 4 * N) < SMALL_FLOPS
+    if small and threads > 1:
+        torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            return _moments_torch(P, q, r, Xt, v, n=n, kernels=kernels, block=block, bias_const=bias_const)
+    finally:
+        if small and threads > 1:
+            torch.set_num_threads(threads)
+
+
+def _moments_torch(P, q, r, Xt, v, *, n, kernels, block, bias_const):
+    import torch
+
+    P = tuple(_t(t) for t in P)
+    q, r, Xt, v = _t(q), _t(r), _t(Xt), _t(v)
+    gd = (Xt * Xt).sum(dim=1)
+    g2 = kernels.g2(P, v, gd) + bias_const["g2"]
+    trk = kernels.trK(P, v, gd) + bias_const["trK"]
+    trace = float((q @ g2 + r @ trk) / n)
+    acc = 0.0
+    far: dict[int, tuple[list, list]] = {}  # p >= 2: left factors a∘L and right factors b∘R, side by side
+    for a, b, name in ((2 * q, r, "gKg"), (r, r, "KK")):
+        if bias_const[name]:
+            acc += float(bias_const[name] * a.sum() * b.sum())
+        for p, L, R in getattr(kernels, f"{name}_factors")(P, P, v):
+            aL, bR = a[:, None] * L, b[:, None] * R
+            if p == 0:
+                acc += float((aL.sum(0) * bR.sum(0)).sum())
+            elif p == 1:
+                acc += float(((Xt.T @ aL) * (Xt.T @ bR)).sum())
+            else:
+                far.setdefault(p, ([], []))
+                far[p][0].append(aL)
+                far[p][1].append(bR)
+    farL = {p: torch.cat(ls, dim=1) for p, (ls, _) in far.items()}
+    farR = {p: torch.cat(rs, dim=1) for p, (_, rs) in far.items()}
+    # gg = Σ_p G^p ∘ (L_p R_pᵀ) + c: the p = 0 group carries the constant as a column of ones
+    ggL: dict[int, list] = {}
+    ggR: dict[int, list] = {}
+    for p, L, R in kernels.gg_factors(P, P, v):
+        ggL.setdefault(p, []).append(L)
+        ggR.setdefault(p, []).append(R)
+    if bias_const["gg"]:
+        ggL.setdefault(0, []).append(torch.full((n, 1), float(bias_const["gg"]), dtype=torch.float64))
+        ggR.setdefault(0, []).append(torch.ones(n, 1, dtype=torch.float64))
+    ggL = {p: torch.cat(ls, dim=1) for p, ls in ggL.items()}
+    ggR = {p: torch.cat(rs, dim=1) for p, rs in ggR.items()}
+    acc += _pair_sum(Xt, q, ggL, ggR, farL, farR, n, block)
     return trace, acc / (n * n)
 
 
