@@ -64,35 +64,48 @@ def _moments_torch(P, q, r, Xt, v, *, n, kernels, block, bias_const):
     trk = kernels.trK(P, v, gd) + bias_const["trK"]
     trace = float((q @ g2 + r @ trk) / n)
     acc = 0.0
-    far: dict[int, tuple[list, list]] = {}  # p >= 2: left factors a∘L and right factors b∘R, side by side
+    # p >= 2: left factors a∘L and right factors b∘R; a right factor shared by gKg and KK (for the named activations
+    # r∘φ″) is used once, with the left factors summed, as in the numpy path: half the far GEMM's inner dimension
+    far: dict[tuple, list] = {}
     for a, b, name in ((2 * q, r, "gKg"), (r, r, "KK")):
         if bias_const[name]:
             acc += float(bias_const[name] * a.sum() * b.sum())
         for p, L, R in getattr(kernels, f"{name}_factors")(P, P, v):
-            aL, bR = a[:, None] * L, b[:, None] * R
+            aL = a[:, None] * L
             if p == 0:
-                acc += float((aL.sum(0) * bR.sum(0)).sum())
+                acc += float((aL.sum(0) * (b[:, None] * R).sum(0)).sum())
             elif p == 1:
-                acc += float(((Xt.T @ aL) * (Xt.T @ bR)).sum())
+                acc += float(((Xt.T @ aL) * (Xt.T @ (b[:, None] * R))).sum())
+            elif (p, id(b), id(R)) in far:
+                far[p, id(b), id(R)][0] += aL
             else:
-                far.setdefault(p, ([], []))
-                far[p][0].append(aL)
-                far[p][1].append(bR)
-    farL = {p: torch.cat(ls, dim=1) for p, (ls, _) in far.items()}
-    farR = {p: torch.cat(rs, dim=1) for p, (_, rs) in far.items()}
+                far[p, id(b), id(R)] = [aL, b[:, None] * R, R]  # R kept alive: its id stays unique
+            del aL
+    farL = _cat({}, [(p, f[0]) for (p, _, _), f in far.items()])
+    farR = _cat({}, [(p, f[1]) for (p, _, _), f in far.items()])
+    del far
     # gg = Σ_p G^p ∘ (L_p R_pᵀ) + c: the p = 0 group carries the constant as a column of ones
-    ggL: dict[int, list] = {}
-    ggR: dict[int, list] = {}
-    for p, L, R in kernels.gg_factors(P, P, v):
-        ggL.setdefault(p, []).append(L)
-        ggR.setdefault(p, []).append(R)
+    pairs = kernels.gg_factors(P, P, v)
     if bias_const["gg"]:
-        ggL.setdefault(0, []).append(torch.full((n, 1), float(bias_const["gg"]), dtype=torch.float64))
-        ggR.setdefault(0, []).append(torch.ones(n, 1, dtype=torch.float64))
-    ggL = {p: torch.cat(ls, dim=1) for p, ls in ggL.items()}
-    ggR = {p: torch.cat(rs, dim=1) for p, rs in ggR.items()}
+        pairs = [*pairs, (0, torch.full((n, 1), float(bias_const["gg"]), dtype=torch.float64),
+                          torch.ones(n, 1, dtype=torch.float64))]
+    ggL = _cat({}, [(p, L) for p, L, _ in pairs])
+    ggR = _cat({}, [(p, R) for p, _, R in pairs])
+    del pairs
     acc += _pair_sum(Xt, q, ggL, ggR, farL, farR, n, block)
     return trace, acc / (n * n)
+
+
+def _cat(out: dict, items: list) -> dict:
+    """{p: the factors of power p side by side} (no copy for a single factor)."""
+    import torch
+
+    groups: dict[int, list] = {}
+    for p, t in items:
+        groups.setdefault(p, []).append(t)
+    for p, ts in groups.items():
+        out[p] = ts[0] if len(ts) == 1 else torch.cat(ts, dim=1)
+    return out
 
 
 def _pair_sum(Xt, q, ggL, ggR, farL, farR, n, block):
