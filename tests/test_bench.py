@@ -66,6 +66,21 @@ def test_paired_ratios_and_the_spread_rule():
     assert one["x"]["pairs"] == 1 and not one["x"]["headline"] and "one pair" in one["x"]["why_no_headline"]
 
 
+def test_readme_speed_table_is_replaced_between_its_markers(tmp_path):
+    from checks.bench import report
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.README_START}\nold table\n{report.README_END}\noutro\n")
+    data = {"meta": {"quick": True, "started": "T"}, "machine": {"loadavg_start": [3.0]}}
+    report.write_readme(data, [], readme)
+    text = readme.read_text()
+    assert text.startswith("intro\n") and text.endswith("outro\n") and "old table" not in text
+    assert "| Comparison |" in text and "load average 3.0" in text
+    readme.write_text("no markers")
+    with pytest.raises(ValueError, match="bench:start"):
+        report.write_readme(data, [], readme)
+
+
 def test_interleaved_medians_and_per_contender_rounds():
     calls = []
     med, outs = harness.interleaved(

@@ -6,7 +6,15 @@
 Method
 ------
 * **Ratios within one run.** The machine is shared, so absolute times drift. Every comparison runs its
-  contenders *interleaved* (round-robin, several rounds) and reports medians and their ratio.
+  contenders *interleaved* (round-robin, several rounds). The peer tables (issue 14) use :func:`paired`: each
+  round runs the closed form and one peer back to back (order alternating), the ratio of that pair is one
+  sample, and the report gives the median per-pair ratio with its min–max, the CPU-time ratio beside the wall
+  one, and the load average; a spread max/min above ``SPREAD_MAX`` is reported as "no headline".
+* **Peers** (:mod:`~checks.bench.peers`, extra ``bench``): curvlinops, BackPACK, PyHessian, each checked against
+  the closed form in ``tests/test_bench_peers.py``; sections ``peers`` and ``mnist`` (:mod:`~checks.bench.ws_peers`).
+* **Time budget** (``--budget``, 840 s full, 170 s quick): a section that would start after it is skipped with
+  the reason; the certified-Lipschitz grid scales its time limits to its share; the report lists each
+  section's cost.
 * **Time** is ``time.perf_counter`` wall time. The machine's float64 GEMM rate and memory bandwidth are
   measured at the start (and the load average is recorded) so that the roofline uses this run's machine.
 * **Memory.** Closed form (numpy): ``tracemalloc`` peak (numpy reports every array allocation to it), i.e.
@@ -22,7 +30,9 @@ Method
   The probe count that matches the closed form's accuracy is ``k = (s/(ε·|tr|))²`` from the per-probe
   spread s of this run's probes, with ε the closed form's measured relative error (float64 vs dps = 50).
 * **Exponents** are least-squares slopes in log-log coordinates over the asymptotic part of each sweep
-  (stated in the JSON), compared with the O(n²(M+N)) time and O(block·n) memory predictions.
+  (stated in the JSON), compared with the O(n²(M+N)) time and O(block·n) memory predictions; :func:`fit_power`
+  adds the slope's standard error, r² and the rms residual, and calls a fit with r² < 0.9 or a slope within two
+  standard errors of 0 "noise".
 * A missed target is followed by a cProfile of the missing computation (top functions by own time).
 
 Layout
@@ -603,6 +613,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--render-only", action="store_true", help="rewrite bench.md and plots from bench.json")
     ap.add_argument(
+        "--readme",
+        action="store_true",
+        help="with --render-only: also rewrite the README's speed table (between <!-- bench:start/end -->) from it",
+    )
+    ap.add_argument(
         "--merge",
         action="store_true",
         help="with --only: replace just these sections (and their targets) in an existing bench.json",
@@ -615,6 +630,10 @@ def main(argv: list[str] | None = None) -> int:
         targets = payload.pop("targets")
         payload["figures"] = plots(args.out, payload)
         write_report(args.out, payload, targets)
+        if args.readme:
+            from checks.bench.report import write_readme
+
+            write_readme(payload, targets)
         return 0
 
     import torch

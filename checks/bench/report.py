@@ -32,6 +32,26 @@ def write_report(out: Path, data: Data, targets: Targets) -> None:
     (out / "bench.md").write_text("\n".join(md) + "\n")
 
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
+    """Replace the README's speed table (between the bench markers) with this report's headline table."""
+    text = readme.read_text()
+    if README_START not in text or README_END not in text:
+        raise ValueError(f"{readme} has no {README_START} … {README_END} block to regenerate")
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    m = data["meta"]
+    note = (
+        f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
+        f"load average {data.get('machine', {}).get('loadavg_start', [math.nan])[0]:.1f} at its start)."
+    )
+    body = "\n".join([README_START, note, "", headline_table(data, targets), README_END])
+    readme.write_text(head + body + tail)
+
+
 def plots(out: Path, data: Data) -> list[str]:
     """The log-log figures ``<out>/figures/bench_*.png`` of every paper; returns their paths."""
     figure_dir(out)
