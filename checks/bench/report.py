@@ -286,7 +286,7 @@ def ws_sweeps(data: Data, targets: Targets) -> list[str]:
             "",
             f"## {title}: (a) closed form, (b) dense, (c) HVP estimators",
             "",
-            "| M | N | D | n | (a) s | (a) MB traced | (b) s | (b)/(a) | (b) MB RSS | HVP s/probe | "
+            "| M | N | D | n | (a) s | (a) MB traced (numpy path) | (b) s | (b)/(a) | (b) MB RSS | HVP s/probe | "
             "rel. err tr H² (a vs b) | note |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
@@ -343,7 +343,7 @@ def ws_mpmath(data: Data, targets: Targets) -> list[str]:
 def ws_block_sweep(data: Data, targets: Targets) -> list[str]:
     return _table(
         data.get("block_sweep"),
-        "Block size (memory O(block²) + O(n(M+N)))",
+        "Block size, numpy path (memory O(block²) + O(n(M+N)))",
         ("block", "n", "closed_s", "mem_traced_mb"),
     )
 
