@@ -239,7 +239,7 @@ def paired(
             "headline": len(rs) >= 2 and spread <= SPREAD_MAX,
         }
         if len(rs) < 2:
-            s["why_no_headline"] = "one pair only (a single run exceeds the time budget)"
+            s["why_no_headline"] = "one pair only (the section's time budget ran out after the first round)"
         elif spread > SPREAD_MAX:
             s["why_no_headline"] = f"per-pair ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
         summ[k] = s
