@@ -47,6 +47,9 @@ def test_backpack_diag_is_exact(case):
     bp = peers.backpack_diag(net)
     assert bp["trace"] == pytest.approx(m.trace, rel=1e-12)
     assert bp["diag_sq"] == pytest.approx((np.diag(H) ** 2).sum(), rel=1e-12)
+    batched = peers.backpack_diag(net, batch=25)  # 25 + 25 + 10 rows, weighted by n_b/n
+    assert batched["trace"] == pytest.approx(m.trace, rel=1e-12)
+    assert batched["diag_sq"] == pytest.approx(bp["diag_sq"], rel=1e-12)
 
 
 @needs("curvlinops")

@@ -436,6 +436,7 @@ class Bench:
     section: str = ""
     ran: tuple[str, ...] = ()
     deadline: float = math.inf  # time.perf_counter() value after which sections stop starting new rows
+    reuse_mnist_closed: bool = False  # with --merge: the mnist section keeps the earlier run's closed-form row
 
     def out_of_time(self, need: float = 0.0) -> bool:
         """True when ``need`` more seconds would pass the run's time budget."""
@@ -613,6 +614,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--render-only", action="store_true", help="rewrite bench.md and plots from bench.json")
     ap.add_argument(
+        "--reuse-mnist-closed",
+        action="store_true",
+        help="with --merge --only mnist: keep the earlier run's full-MNIST closed-form row, rerun only the peers",
+    )
+    ap.add_argument(
         "--readme",
         action="store_true",
         help="with --render-only: also rewrite the README's speed table (between <!-- bench:start/end -->) from it",
@@ -697,6 +703,8 @@ def _run(args) -> int:
         for k, v in prior.items():  # later sections (fits, headline) read earlier ones
             if k not in ("meta", "targets", "machine", "errors") and k not in b.data:
                 b.data[k] = v
+        b.reuse_mnist_closed = args.reuse_mnist_closed
+        b.data["meta_prior_started"] = prior.get("meta", {}).get("started")
     b.ran = tuple(name for name, _ in sections)
     t_all = time.perf_counter()
     budget = args.budget if args.budget is not None else (170.0 if args.quick else 840.0)

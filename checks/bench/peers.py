@@ -134,19 +134,29 @@ def curvlinops_lmax(H, *, tol: float = 1e-8, seed: int = 0) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ BackPACK
-def backpack_diag(net) -> dict[str, float]:
-    """tr H and Σ H_ii² from BackPACK's exact ``DiagHessian`` (one extended backward pass)."""
+def backpack_diag(net, *, batch: int | None = None) -> dict[str, float]:
+    """tr H and Σ H_ii² from BackPACK's exact ``DiagHessian`` (one extended backward pass per batch).
+
+    With ``batch`` rows at a time the mean loss is Σ_b (n_b/n)·(batch mean), so diag H = Σ_b (n_b/n)·diag H_b;
+    Σ H_ii² is taken of the summed diagonal. BackPACK builds an (rows, N, N) tensor per batch, hence batches.
+    """
     from backpack import backpack, extend
     from backpack.extensions import DiagHessian
 
     model, loss, X, Y = torch_net(*net)
     model, loss = extend(model), extend(loss)
-    out = loss(model(X), Y)
-    with warnings.catch_warnings(), backpack(DiagHessian()):
-        # torch warns that its full backward hooks fire with no input requiring grad: BackPACK's own design
-        warnings.filterwarnings("ignore", message="Full backward hook", category=UserWarning)
-        out.backward()
-    diag = [p.diag_h.detach() for p in model.parameters()]
+    n = X.shape[0]
+    bs = batch or n
+    diag = [0.0 for _ in model.parameters()]
+    for i in range(0, n, bs):
+        out = loss(model(X[i : i + bs]), Y[i : i + bs])
+        with warnings.catch_warnings(), backpack(DiagHessian()):
+            # torch warns that its full backward hooks fire with no input requiring grad: BackPACK's own design
+            warnings.filterwarnings("ignore", message="Full backward hook", category=UserWarning)
+            out.backward()
+        w = min(bs, n - i) / n
+        diag = [d + w * p.diag_h.detach() for d, p in zip(diag, model.parameters(), strict=True)]
+        model.zero_grad()
     return {"trace": float(sum(d.sum() for d in diag)), "diag_sq": float(sum((d * d).sum() for d in diag))}
 
 

@@ -317,9 +317,9 @@ def ws_roofline(data: Data, targets: Targets) -> list[str]:
             f"(**{h['closed_over_roofline']:.2f}×** the roofline, "
             f"{h['achieved_gflops']:.1f} GFLOP/s achieved)"
             + (
-                f"; the numpy backend of the same kernels {h['closed_numpy_s']:.3g} s "
-                f"({h['numpy_over_roofline']:.2f}× the roofline)."
-                if "closed_numpy_s" in h
+                f"; the torch backend of the same kernels {h['closed_torch_s']:.3g} s "
+                f"({h['torch_over_roofline']:.2f}× the roofline)."
+                if "closed_torch_s" in h
                 else "."
             ),
             "",
