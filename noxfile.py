@@ -53,10 +53,20 @@ def tests(session):
     session.run("pytest", "-q", *session.posargs)
 
 
+# backpack-for-pytorch declares torchvision, which it imports only in its examples; the index's torchvision wheels
+# are built against the CUDA torch and fail to import beside torch +cpu. So the peers go in without dependencies,
+# and their real ones (pinned in constraints.txt) are listed here.
+BENCH_PEERS = ("curvlinops-for-pytorch", "backpack-for-pytorch", "PyHessian")
+BENCH_PEER_DEPS = ("einops", "einconv", "unfoldNd", "linear_operator", "opt_einsum", "tqdm")
+
+
 @nox.session(python=PY, reuse_venv=True)
 def bench(session):
-    """Speed and memory against the alternatives; writes reports/bench.{json,md} and plots."""
+    """Speed and memory against the alternatives and the peers (extra ``bench``: curvlinops, BackPACK, PyHessian);
+    writes reports/bench.{json,md} and plots. ``-- --quick`` for the small grid."""
     install(session)
+    session.install(*CONSTRAINTS, *BENCH_PEER_DEPS)
+    session.install(*CONSTRAINTS, "--no-deps", *BENCH_PEERS)
     session.run("python", "-m", "checks.bench", *session.posargs)
 
 

@@ -44,6 +44,43 @@ def test_fit_exponent_on_exact_power_laws():
     assert np.isnan(harness.fit_exponent([1.0], [1.0]))
 
 
+def test_fit_power_says_noise_when_it_is_noise():
+    x = np.array([100.0, 200, 400, 800, 1600])
+    clean = harness.fit_power(x, 2 * x**2)
+    assert clean["slope"] == pytest.approx(2.0) and clean["verdict"] == "measured" and clean["r2"] > 0.999
+    flat = harness.fit_power(x, np.array([1.0, 1.3, 0.8, 1.2, 0.9]))  # no trend: the slope is within its error
+    assert flat["verdict"] == "noise"
+
+
+def test_paired_ratios_and_the_spread_rule():
+    import itertools
+
+    ticks = itertools.count()
+    slow = lambda: sum(range(20000))
+    summ, outs = harness.paired(lambda: next(ticks), {"slow": slow}, rounds=3)
+    s = summ["slow"]
+    assert s["pairs"] == 3 and s["ratio_min"] <= s["ratio_median"] <= s["ratio_max"] and s["ratio_median"] > 1
+    assert s["headline"] == (s["spread"] <= harness.SPREAD_MAX) and "load_before" in s
+    assert outs["slow"] == sum(range(20000))
+    one, _ = harness.paired(lambda: 0, {"x": lambda: 1}, rounds=3, deadline=0.0)  # past the deadline: one round
+    assert one["x"]["pairs"] == 1 and not one["x"]["headline"] and "one pair" in one["x"]["why_no_headline"]
+
+
+def test_readme_speed_table_is_replaced_between_its_markers(tmp_path):
+    from checks.bench import report
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.README_START}\nold table\n{report.README_END}\noutro\n")
+    data = {"meta": {"quick": True, "started": "T"}, "machine": {"loadavg_start": [3.0]}}
+    report.write_readme(data, [], readme)
+    text = readme.read_text()
+    assert text.startswith("intro\n") and text.endswith("outro\n") and "old table" not in text
+    assert "| Comparison |" in text and "load average 3.0" in text
+    readme.write_text("no markers")
+    with pytest.raises(ValueError, match="bench:start"):
+        report.write_readme(data, [], readme)
+
+
 def test_interleaved_medians_and_per_contender_rounds():
     calls = []
     med, outs = harness.interleaved(
@@ -102,9 +139,24 @@ def test_quick_run_writes_report(tmp_path):
     assert torch.get_num_threads() == threads  # the caller's thread count is restored
     data = json.loads((tmp_path / "bench.json").read_text())
     assert rc == 0, data.get("errors")
-    assert data["meta"]["quick"] and data["meta"]["seconds"] < 60
-    for key in ("machine", "n_sweep", "D_sweep", "exponents", "headline", "mnist", "mpmath", "targets"):
+    assert data["meta"]["quick"] and data["meta"]["seconds"] < data["meta"]["budget_s"] + 30
+    for key in ("machine", "n_sweep", "D_sweep", "exponents", "headline", "mnist", "mpmath", "peers", "targets"):
         assert key in data
+    # each peer agrees with the closed form where it should (issue 14); peers that are not installed have no row
+    pe = data["peers"]["rows"]
+    assert pe["suite torch backend"]["rel_err"] < 1e-12
+    if "BackPACK DiagHessian" in pe:  # exact tr H
+        assert pe["BackPACK DiagHessian"]["rel_err"] < 1e-10
+    for name in ("curvlinops Hutchinson", "curvlinops Hutch++", "curvlinops XTrace"):
+        if name in pe:  # unbiased estimates: within 5 Hutchinson standard errors at their product count
+            k, sd = data["peers"]["probes_run"], data["peers"]["hutchinson_single_probe_sd"]
+            assert abs(pe[name]["value"] - data["peers"]["trace"]) <= 5 * sd / k**0.5, (name, pe[name])
+    if "curvlinops eigsh λ_max" in pe and "PyHessian eigenvalues()" in pe:
+        assert pe["PyHessian eigenvalues()"]["rel_err"] < 5e-2  # power iteration to tol 1e-3 on a gapped top
+    if "PyHessian trace()" in pe:  # what it returns is its own stopping rule, replayed
+        assert pe["PyHessian trace()"]["probes"] == pe["PyHessian trace()"]["stop_replayed"]
+    for r in pe.values():
+        assert r["ratio_min"] <= r["ratio_median"] <= r["ratio_max"] and r["pairs"] >= 1
     assert all(t["status"] in ("hit", "MISSED", "not run") for t in data["targets"])
     md = (tmp_path / "bench.md").read_text()
     assert "## Headline" in md and "| Comparison |" in md

@@ -6,7 +6,15 @@
 Method
 ------
 * **Ratios within one run.** The machine is shared, so absolute times drift. Every comparison runs its
-  contenders *interleaved* (round-robin, several rounds) and reports medians and their ratio.
+  contenders *interleaved* (round-robin, several rounds). The peer tables (issue 14) use :func:`paired`: each
+  round runs the closed form and one peer back to back (order alternating), the ratio of that pair is one
+  sample, and the report gives the median per-pair ratio with its min–max, the CPU-time ratio beside the wall
+  one, and the load average; a spread max/min above ``SPREAD_MAX`` is reported as "no headline".
+* **Peers** (:mod:`~checks.bench.peers`, extra ``bench``): curvlinops, BackPACK, PyHessian, each checked against
+  the closed form in ``tests/test_bench_peers.py``; sections ``peers`` and ``mnist`` (:mod:`~checks.bench.ws_peers`).
+* **Time budget** (``--budget``, 840 s full, 170 s quick): a section that would start after it is skipped with
+  the reason; the certified-Lipschitz grid scales its time limits to its share; the report lists each
+  section's cost.
 * **Time** is ``time.perf_counter`` wall time. The machine's float64 GEMM rate and memory bandwidth are
   measured at the start (and the load average is recorded) so that the roofline uses this run's machine.
 * **Memory.** Closed form (numpy): ``tracemalloc`` peak (numpy reports every array allocation to it), i.e.
@@ -22,7 +30,9 @@ Method
   The probe count that matches the closed form's accuracy is ``k = (s/(ε·|tr|))²`` from the per-probe
   spread s of this run's probes, with ε the closed form's measured relative error (float64 vs dps = 50).
 * **Exponents** are least-squares slopes in log-log coordinates over the asymptotic part of each sweep
-  (stated in the JSON), compared with the O(n²(M+N)) time and O(block·n) memory predictions.
+  (stated in the JSON), compared with the O(n²(M+N)) time and O(block·n) memory predictions; :func:`fit_power`
+  adds the slope's standard error, r² and the rms residual, and calls a fit with r² < 0.9 or a slope within two
+  standard errors of 0 "noise".
 * A missed target is followed by a cProfile of the missing computation (top functions by own time).
 
 Layout
@@ -165,6 +175,110 @@ def interleaved(
             outs[k] = f()
             times[k].append(time.perf_counter() - t0)
     return {k: statistics.median(v) for k, v in times.items()}, outs
+
+
+# A median of per-pair ratios is a headline only when the pairs agree this well: max/min of the per-pair ratios.
+# On this 2-core machine shared by several jobs, single timings move by 1.5× between neighbours (issue 14: the
+# headline moved from 115× to 59× between runs); a factor of 2 between the extreme pairs means the load, not the
+# code, set the number.
+SPREAD_MAX = 2.0
+
+
+def paired(
+    base: Callable[[], Any],
+    others: dict[str, Callable[[], Any]],
+    *,
+    rounds: int,
+    deadline: float | None = None,
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """Per-pair ratios t(other)/t(base): each round runs, for every contender, the base and the contender back to
+    back (the order alternates between rounds, so neither always runs on a warmer cache), and the ratio of that
+    pair is one sample. Returns ({name: summary}, {name: last output, "base": ...}); each summary has the median,
+    min and max ratio, the median wall and CPU times, the load average before and after, and ``headline``: False
+    with the reason when the spread max/min exceeds ``SPREAD_MAX`` or fewer than 2 pairs ran.
+
+    ``deadline`` (a ``time.perf_counter`` value): no new round starts after it (at least one always runs).
+    """
+    outs: dict[str, Any] = {}
+    rec: dict[str, dict[str, list[float]]] = {k: {"r": [], "t": [], "c": [], "tb": [], "rc": []} for k in others}
+    load0 = os.getloadavg()
+    for r in range(rounds):
+        if r and deadline is not None and time.perf_counter() > deadline:
+            break
+        for k, f in others.items():
+            pair = [("base", base), (k, f)] if r % 2 == 0 else [(k, f), ("base", base)]
+            got = {}
+            for name, fn in pair:
+                t0, c0 = time.perf_counter(), time.process_time()
+                outs[name] = fn()
+                got[name] = (time.perf_counter() - t0, time.process_time() - c0)
+            rec[k]["r"].append(got[k][0] / got["base"][0])
+            rec[k]["rc"].append(got[k][1] / max(got["base"][1], 1e-9))
+            rec[k]["t"].append(got[k][0])
+            rec[k]["c"].append(got[k][1])
+            rec[k]["tb"].append(got["base"][0])
+    load1 = os.getloadavg()
+    summ = {}
+    for k, v in rec.items():
+        rs = v["r"]
+        spread = max(rs) / min(rs)
+        s = {
+            "ratio_median": statistics.median(rs),
+            "ratio_min": min(rs),
+            "ratio_max": max(rs),
+            "pairs": len(rs),
+            "spread": spread,
+            "cpu_ratio_median": statistics.median(v["rc"]),
+            "cpu_ratio_min": min(v["rc"]),
+            "cpu_ratio_max": max(v["rc"]),
+            "seconds_median": statistics.median(v["t"]),
+            "cpu_seconds_median": statistics.median(v["c"]),
+            "base_seconds_median": statistics.median(v["tb"]),
+            "load_before": load0[0],
+            "load_after": load1[0],
+            "headline": len(rs) >= 2 and spread <= SPREAD_MAX,
+        }
+        if len(rs) < 2:
+            s["why_no_headline"] = "one pair only (the section's time budget ran out after the first round)"
+        elif spread > SPREAD_MAX:
+            s["why_no_headline"] = f"per-pair ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
+        summ[k] = s
+    return summ, outs
+
+
+def ratio_text(s: dict[str, Any]) -> str:
+    """'42× (38–47×, 5 pairs)', or the same with 'no headline: ...' when the spread is too wide."""
+    txt = f"{s['ratio_median']:.3g}× ({s['ratio_min']:.3g}–{s['ratio_max']:.3g}×, {s['pairs']} pairs)"
+    if "cpu_ratio_median" in s:
+        txt += f"; CPU time {s['cpu_ratio_median']:.3g}× ({s['cpu_ratio_min']:.3g}–{s['cpu_ratio_max']:.3g}×)"
+    return txt if s["headline"] else f"{txt}; no headline: {s['why_no_headline']}"
+
+
+def fit_power(x, y) -> dict[str, Any]:
+    """Least-squares slope of log y on log x with its standard error and residual; ``verdict`` is "noise" when the
+    slope is within 2 standard errors of 0 or the fit explains less than 90% of the variance (r² < 0.9), else
+    "measured"."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0)
+    lx, ly = np.log(x[ok]), np.log(y[ok])
+    k = int(ok.sum())
+    if k < 2:
+        return {"slope": math.nan, "points": k, "verdict": "too few points"}
+    (slope, icpt) = np.polyfit(lx, ly, 1)
+    resid = ly - (slope * lx + icpt)
+    ss_res, ss_tot = float(resid @ resid), float(((ly - ly.mean()) ** 2).sum())
+    se = math.sqrt(ss_res / (k - 2) / float(((lx - lx.mean()) ** 2).sum())) if k > 2 else math.nan
+    r2 = 1 - ss_res / ss_tot if ss_tot > 0 else 0.0
+    out = {
+        "slope": float(slope),
+        "se": se,
+        "r2": r2,
+        "rms_log_resid": math.sqrt(ss_res / k),
+        "points": k,
+    }
+    noise = r2 < 0.9 or (not math.isnan(se) and abs(slope) < 2 * se)
+    out["verdict"] = "noise" if noise else ("measured" if k > 2 else "two points (no residual)")
+    return out
 
 
 def _hwm_reset() -> bool:
@@ -321,6 +435,12 @@ class Bench:
     log: Callable[[str], None] = print
     section: str = ""
     ran: tuple[str, ...] = ()
+    deadline: float = math.inf  # time.perf_counter() value after which sections stop starting new rows
+    reuse_mnist_closed: bool = False  # with --merge: the mnist section keeps the earlier run's closed-form row
+
+    def out_of_time(self, need: float = 0.0) -> bool:
+        """True when ``need`` more seconds would pass the run's time budget."""
+        return time.perf_counter() + need > self.deadline
 
     # -- machine ------------------------------------------------------------------------------------
     def machine(self):
@@ -485,7 +605,24 @@ def main(argv: list[str] | None = None) -> int:
         help="BLAS and torch threads for every contender (default: all cores)",
     )
     ap.add_argument("--only", nargs="*", default=None, help="run only these sections (for development)")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="time budget in s for the whole run (default 840 full, 170 quick): a section that would start after it "
+        "is skipped with the reason, and the long sections cut their grids to fit",
+    )
     ap.add_argument("--render-only", action="store_true", help="rewrite bench.md and plots from bench.json")
+    ap.add_argument(
+        "--reuse-mnist-closed",
+        action="store_true",
+        help="with --merge --only mnist: keep the earlier run's full-MNIST closed-form row, rerun only the peers",
+    )
+    ap.add_argument(
+        "--readme",
+        action="store_true",
+        help="with --render-only: also rewrite the README's speed table (between <!-- bench:start/end -->) from it",
+    )
     ap.add_argument(
         "--merge",
         action="store_true",
@@ -499,6 +636,10 @@ def main(argv: list[str] | None = None) -> int:
         targets = payload.pop("targets")
         payload["figures"] = plots(args.out, payload)
         write_report(args.out, payload, targets)
+        if args.readme:
+            from checks.bench.report import write_readme
+
+            write_readme(payload, targets)
         return 0
 
     import torch
@@ -515,7 +656,7 @@ def _run(args) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from checks.bench import flat, rob, ws  # the paper modules import this one
+    from checks.bench import flat, rob, ws, ws_peers  # the paper modules import this one
     from checks.bench.report import plots, write_report
 
     console = Console(stderr=True)
@@ -545,7 +686,8 @@ def _run(args) -> int:
         ("fits", lambda: ws.fits(b)),
         ("block_sweep", lambda: ws.block_sweep(b)),
         ("headline", lambda: ws.headline(b)),
-        ("mnist", lambda: ws.mnist(b)),
+        ("peers", lambda: ws_peers.peers_section(b)),
+        ("mnist", lambda: ws_peers.mnist_section(b)),
         ("flatness", lambda: flat.flattest_section(b)),
         ("kinks", lambda: rob.lipschitz_section(b)),
         ("kinks_certified", lambda: rob.certified_section(b)),
@@ -561,8 +703,14 @@ def _run(args) -> int:
         for k, v in prior.items():  # later sections (fits, headline) read earlier ones
             if k not in ("meta", "targets", "machine", "errors") and k not in b.data:
                 b.data[k] = v
+        b.reuse_mnist_closed = args.reuse_mnist_closed
+        b.data["meta_prior_started"] = prior.get("meta", {}).get("started")
     b.ran = tuple(name for name, _ in sections)
     t_all = time.perf_counter()
+    budget = args.budget if args.budget is not None else (170.0 if args.quick else 840.0)
+    b.deadline = t_all + budget
+    b.data["meta"]["budget_s"] = budget
+    skipped: dict[str, str] = {}
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -577,6 +725,10 @@ def _run(args) -> int:
             b.section = name
             prog.update(task, description=f"bench: {name}")
             t0 = time.perf_counter()
+            if name != "machine" and b.out_of_time():
+                skipped[name] = f"not run: the run's {budget:.0f} s budget was spent before it"
+                prog.advance(task)
+                continue
             try:
                 fn()
             except Exception as exc:  # one broken section must not lose the others' numbers
@@ -585,6 +737,8 @@ def _run(args) -> int:
             b.data.setdefault("section_seconds", {})[name] = time.perf_counter() - t0
             prog.advance(task)
     b.data["meta"]["seconds"] = time.perf_counter() - t_all
+    if skipped:
+        b.data["meta"]["skipped_sections"] = skipped
     b.data["meta"]["loadavg_end"] = os.getloadavg()
     if args.merge and args.only and (args.out / "bench.json").exists():
         old = json.loads((args.out / "bench.json").read_text())

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from checks.bench import flat, rob, ws
-from checks.bench.harness import figure_dir, fmt
+from checks.bench import flat, rob, ws, ws_peers
+from checks.bench.harness import figure_dir, fmt, ratio_text
 
 Data = dict[str, Any]
 Targets = list[dict[str, Any]]
@@ -30,6 +30,26 @@ def write_report(out: Path, data: Data, targets: Targets) -> None:
     data["meta"] = payload["meta"]
     md = [line for writer in WRITERS for line in writer(data, targets)]
     (out / "bench.md").write_text("\n".join(md) + "\n")
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
+
+
+def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
+    """Replace the README's speed table (between the bench markers) with this report's headline table."""
+    text = readme.read_text()
+    if README_START not in text or README_END not in text:
+        raise ValueError(f"{readme} has no {README_START} … {README_END} block to regenerate")
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    m = data["meta"]
+    note = (
+        f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
+        f"load average {data.get('machine', {}).get('loadavg_start', [math.nan])[0]:.1f} at its start)."
+    )
+    body = "\n".join([README_START, note, "", headline_table(data, targets), README_END])
+    readme.write_text(head + body + tail)
 
 
 def plots(out: Path, data: Data) -> list[str]:
@@ -85,25 +105,28 @@ def _ws_headline(data: Data) -> list[str]:
             f"{h.get('triad_gbs', 0):.1f} GB/s) | {fmt(h['closed_s'], ' s')} | roofline "
             f"{fmt(h['roofline_s'], ' s')} | {fmt(h['closed_over_roofline'], '×')} |"
         )
-    if mn:
-        need = mn["hutch_probes_needed"]
-        k3 = need.get("trace_sq@1e-03", {})
-        keps = [v for k, v in need.items() if k.startswith("trace_sq@") and not k.endswith(("e-02", "e-03"))]
+    if mn and "closed_cpu_s" in mn:
+        bp, cv = mn.get("backpack", {}), mn.get("curvlinops_hutchinson", {})
         lines.append(
-            f"| tr H, tr H², ({mn['M']}, {mn['N']}), D = {mn['D']}, n = {mn['n']} | "
-            f"{fmt(mn['closed_s'], ' s')}, {fmt(mn['closed_mem_rss_mb'] / 1024, ' GB')} | "
-            f"{mn['lanczos_steps']}-step Lanczos λ_max {fmt(mn['lanczos_s'], ' s')} | "
-            f"{fmt(mn['lanczos_over_closed'], '×')} |"
+            f"| tr H, tr H², ({mn['M']}, {mn['N']}), n = {mn['n']}, D = {mn['D']} | "
+            f"{mn['closed_s']:.1f} s wall ({mn['closed_cpu_s']:.0f} s CPU, load {mn['load_before']:.1f}), "
+            f"peak {mn['process_peak_rss_gb']:.2f} GB | "
+            + (f"BackPACK tr H only: {bp['seconds']:.1f} s" if "seconds" in bp else "BackPACK not run")
+            + (
+                f"; curvlinops Hutchinson tr H at 1% ({cv['probes']} probes): "
+                + (f"{cv['seconds']:.0f} s" if cv.get("run") else f"≈ {cv['seconds_projected']:.0f} s projected")
+                if cv
+                else ""
+            )
+            + " | one run each |"
         )
-        lines.append(
-            f"| same, Hutchinson tr H² at 0.1% rel. stderr | exact (rel. err "
-            f"{mn['closed_rel_accuracy_used']:.0e}) | {k3.get('probes', '—')} probes ≈ "
-            f"{fmt(k3.get('seconds'), ' s')} | {fmt(k3.get('seconds', 0) / mn['closed_s'], '×')} |"
-        )
-        if keps:
+    pe = data.get("peers", {}).get("rows", {})
+    for name in ("BackPACK DiagHessian", "curvlinops Hutchinson", "curvlinops XTrace", "PyHessian trace()"):
+        if name in pe:
+            r = pe[name]
             lines.append(
-                f"| same, Hutchinson tr H² at the closed form's accuracy | — | {keps[0]['probes']:.2e} "
-                f"probes ≈ {keps[0]['seconds'] / 86400 / 365:.2g} years | — |"
+                f"| {r['quantity']}, D = {data['peers']['D']}, n = {data['peers']['n']} | closed form "
+                f"{r['base_seconds_median']:.3g} s | {name} {r['seconds_median']:.3g} s | {ratio_text(r)} |"
             )
     mp = data.get("mpmath", {}).get("rows")
     if mp:
@@ -229,6 +252,21 @@ def ws_exponents(data: Data, targets: Targets) -> list[str]:
             md.append(f"| dense Hessian + eigvalsh time vs n | {ex['dense_time_vs_n']:.2f} | 1 | |")
         if "dense_time_vs_D" in ex:
             md.append(f"| dense Hessian + eigvalsh time vs D | {ex['dense_time_vs_D']:.2f} | 2–3 | |")
+        fits = ex.get("fits", {})
+        if fits:
+            md += [
+                "",
+                "Fit quality (slope ± standard error, r², rms log residual); a fit with r² < 0.9 or a slope within "
+                "2 standard errors of 0 is reported as noise, not as an exponent:",
+                "",
+                "| fit | slope | ± se | r² | rms resid | points | verdict |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            md += [
+                f"| {k} | {f['slope']:.2f} | {f.get('se', math.nan):.2f} | {f.get('r2', math.nan):.3f} | "
+                f"{f.get('rms_log_resid', math.nan):.2f} | {f['points']} | **{f['verdict']}** |"
+                for k, f in fits.items()
+            ]
         bs = data.get("block_sweep")
         if bs:
             md.append(
@@ -248,7 +286,7 @@ def ws_sweeps(data: Data, targets: Targets) -> list[str]:
             "",
             f"## {title}: (a) closed form, (b) dense, (c) HVP estimators",
             "",
-            "| M | N | D | n | (a) s | (a) MB traced | (b) s | (b)/(a) | (b) MB RSS | HVP s/probe | "
+            "| M | N | D | n | (a) s | (a) MB traced (numpy path) | (b) s | (b)/(a) | (b) MB RSS | HVP s/probe | "
             "rel. err tr H² (a vs b) | note |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
@@ -277,7 +315,13 @@ def ws_roofline(data: Data, targets: Targets) -> list[str]:
             f"that is {h['roofline_flop_s']:.3g} s + "
             f"{h['roofline_mem_s']:.3g} s = {h['roofline_s']:.3g} s; measured {h['closed_s']:.3g} s "
             f"(**{h['closed_over_roofline']:.2f}×** the roofline, "
-            f"{h['achieved_gflops']:.1f} GFLOP/s achieved).",
+            f"{h['achieved_gflops']:.1f} GFLOP/s achieved)"
+            + (
+                f"; the torch backend of the same kernels {h['closed_torch_s']:.3g} s "
+                f"({h['torch_over_roofline']:.2f}× the roofline)."
+                if "closed_torch_s" in h
+                else "."
+            ),
             "",
             "Profile of one call:",
             "",
@@ -285,29 +329,6 @@ def ws_roofline(data: Data, targets: Targets) -> list[str]:
             "|---|---|---|---|",
         ]
         md += [f"| `{p['function']}` | {p['calls']} | {p['own_s']} | {p['share']:.0%} |" for p in h["profile"]]
-    return md
-
-
-def ws_mnist(data: Data, targets: Targets) -> list[str]:
-    md: list[str] = []
-    mn = data.get("mnist")
-    if mn:
-        md += [
-            "",
-            f"## MNIST-sized: ({mn['M']}, {mn['N']}), D = {mn['D']}, n = {mn['n']}",
-            "",
-            f"Closed form {mn['closed_s']:.3g} s, peak RSS growth {mn['closed_mem_rss_mb']:.0f} MB "
-            f"({mn['rss_method']}), tracemalloc peak {mn['closed_mem_traced_mb']:.0f} MB; "
-            f"{mn['lanczos_steps']}-step Lanczos {mn['lanczos_s']:.3g} s (λ_max ≈ {mn['lanczos_lmax']:.6g}, "
-            f"residual {mn['lanczos_residual']:.1e}; λ_sup = {mn['lambda_sup']:.6g}). Hutchinson: "
-            f"{mn['hutch_s_per_probe']:.3g} s/probe; with {mn['hutch_probes']} probes tr H is "
-            f"{mn['hutch_z_trace']:+.2f} stderr and tr H² {mn['hutch_z_trace_sq']:+.2f} stderr "
-            "from the exact value.",
-            "",
-            "| Hutchinson target (rel. stderr) | probes | seconds |",
-            "|---|---|---|",
-        ]
-        md += [f"| {k} | {v['probes']:.3g} | {v['seconds']:.3g} |" for k, v in mn["hutch_probes_needed"].items()]
     return md
 
 
@@ -322,7 +343,7 @@ def ws_mpmath(data: Data, targets: Targets) -> list[str]:
 def ws_block_sweep(data: Data, targets: Targets) -> list[str]:
     return _table(
         data.get("block_sweep"),
-        "Block size (memory O(block²) + O(n(M+N)))",
+        "Block size, numpy path (memory O(block²) + O(n(M+N)))",
         ("block", "n", "closed_s", "mem_traced_mb"),
     )
 
@@ -378,7 +399,7 @@ def rob_certified(data: Data, targets: Targets) -> list[str]:
         res = "exact" if r["exact"] else r["status"]
         ur = "—" if r["sampling_under_report_pct"] is None else f"{r['sampling_under_report_pct']:.2f}%"
         out.append(
-            f"| {r['domain']} | {r['d']} | {r['m']} | {r['time_limit']} | {r['seconds']:.2f} | {res} | "
+            f"| {r['domain']} | {r['d']} | {r['m']} | {r['time_limit']:.3g} | {r['seconds']:.2f} | {res} | "
             f"{r['lower']:.6g} | {r['upper']:.6g} | {r['gap']:.2e} | {ur} |"
         )
     out += [
@@ -428,6 +449,27 @@ def _table(sec: dict[str, Any] | None, title: str, cols: tuple[str, ...]) -> lis
     return md + ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in sec["rows"]]
 
 
+def time_budget(data: Data, targets: Targets) -> list[str]:
+    secs = data.get("section_seconds", {})
+    if not secs:
+        return []
+    meta = data["meta"]
+    md = [
+        "",
+        f"## Time budget: {meta.get('seconds', 0):.0f} s of {meta.get('budget_s', math.nan):.0f} s",
+        "",
+        "| section | seconds |",
+        "|---|---|",
+    ]
+    md += [f"| {k} | {v:.1f} |" for k, v in secs.items()]
+    md += [f"| {k} | {v} |" for k, v in meta.get("skipped_sections", {}).items()]
+    kc = data.get("kinks_certified", {})
+    if kc.get("limit_scale", 1.0) < 1.0:
+        md += ["", f"The certified-Lipschitz grid's time limits ({kc['limits_total_s']:.0f} s in all) were scaled by "
+               f"{kc['limit_scale']:.2f} to fit the budget."]
+    return md
+
+
 #: bench.md, top to bottom.
 WRITERS: tuple[Callable[[Data, Targets], list[str]], ...] = (
     header,
@@ -436,7 +478,8 @@ WRITERS: tuple[Callable[[Data, Targets], list[str]], ...] = (
     ws_exponents,
     ws_sweeps,
     ws_roofline,
-    ws_mnist,
+    ws_peers.report_peers,
+    ws_peers.report_mnist,
     ws_mpmath,
     ws_block_sweep,
     flat_table,
@@ -444,4 +487,5 @@ WRITERS: tuple[Callable[[Data, Targets], list[str]], ...] = (
     falsify_table,
     verify_summary,
     rob_certified,
+    time_budget,
 )
