@@ -50,7 +50,7 @@ def tests(session):
     """The test suite, plus the derive drift gate."""
     install(session, "[test]")
     session.run("python", "-m", "proofs.derive", "--check")
-    session.run("pytest", "-q", *session.posargs)
+    session.run("pytest", "-q", "-n", "auto", *session.posargs)  # pytest-xdist: one worker per core
 
 
 # backpack-for-pytorch declares torchvision, which it imports only in its examples; the index's torchvision wheels

@@ -19,6 +19,7 @@ class Numpy:
 
     pi = np.pi
     sqrt = staticmethod(np.sqrt)
+    log = staticmethod(np.log)
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     gamma = staticmethod(special.gamma)
@@ -38,6 +39,7 @@ class Mpmath:
 
     pi = mpmath.pi
     sqrt = staticmethod(mpmath.sqrt)
+    log = staticmethod(mpmath.log)
     sin = staticmethod(mpmath.sin)
     cos = staticmethod(mpmath.cos)
     gamma = staticmethod(mpmath.gamma)

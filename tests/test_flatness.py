@@ -498,3 +498,24 @@ def test_flattest_outer_weights_survive_tiny_directions():
     small[3] *= 1e-10
     with pytest.raises(ValueError, match="direction 3 .* not a finite float64"):
         flattest_outer_weights(small, X, y, "quadratic")
+
+
+def test_optimal_rescaling_past_float64_range():
+    """λ_opt = (a²B/(cA))^(1/(2c+2)) through derived.log_lambda_opt (SymPy's expand_log of the derived λ_opt):
+    equal to the direct form in range, and finite where a subnormal A made the ratio overflow (the falsifier
+    found A = 6.5e-319 for a ReLU neuron); the reference is the direct form in mpmath."""
+    import mpmath
+
+    from numerics._derived import flat as derived
+    from numerics.namespaces import MP
+
+    rng = _rng(31)
+    A, B, a = rng.uniform(0.1, 10, 50), rng.uniform(0.1, 10, 50), rng.uniform(0.1, 10, 50)
+    for c in (1.0, 2.0, 0.5):
+        np.testing.assert_allclose(np.exp(derived.log_lambda_opt(A, B, a, c)), derived.lambda_opt(A, B, a, c),
+                                   rtol=1e-13)
+    A0, B0, a0 = 6.4932e-319, 1.0, 1.0
+    with mpmath.workdps(30):
+        ref = derived.lambda_opt(mpmath.mpf(A0), mpmath.mpf(B0), mpmath.mpf(a0), mpmath.mpf(1), _m=MP)
+        got = np.exp(derived.log_lambda_opt(A0, B0, a0, 1.0))
+        assert np.isfinite(got) and abs(got / float(ref) - 1) < 1e-10

@@ -29,6 +29,11 @@ def lambda_opt(A, B, abs_a, c, _m=NP):
     return (B*abs_a**2/(A*c))**((_m.rat(1, 2))/(c + 1))
 
 
+def log_lambda_opt(A, B, abs_a, c, _m=NP):
+    """log lambda_opt, a sum of logs: finite where a^2 B/(c A) overflows float64."""
+    return (_m.rat(1, 2))*(-_m.log(A) + _m.log(B) + 2*_m.log(abs_a) - _m.log(c))/(c + 1)
+
+
 def neuron_trace(A, B, abs_a, c, lam, _m=NP):
     """Trace contribution of one neuron after the rescaling by lambda (at an interpolator)."""
     return A*lam**(2*c) + B*abs_a**2/lam**2

@@ -114,13 +114,15 @@ def upsilon(a, Theta, X, activation, *, neuron=derived.upsilon_neuron) -> float:
 def optimal_rescaling(a, Theta, X, activation) -> np.ndarray:
     r"""λ_j with λ_j^{2c+2} = a_j² B_j / (c A_j): after (a_j, θ_j) → (λ_j^{−c} a_j, λ_j θ_j) the trace is Υ.
 
-    λ_j = 0 where a_j = 0 (the infimum is approached, not attained) and inf where A_j = 0.
+    λ_j = 0 where a_j = 0 (the infimum is approached, not attained) and inf where A_j = 0. Evaluated as
+    exp(log λ_j) (``derived.log_lambda_opt``, a sum of logs): a subnormal A_j made a_j² B_j/(c A_j) overflow
+    although λ_j itself (the ratio's (2c+2)-th root) is a modest float.
     """
     act = get_activation(activation)
     A_, B_ = neuron_moments(Theta, X, act)
     a_ = check_inputs(a=a, Theta=Theta)["a"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(derived.lambda_opt(A_, B_, np.abs(a_), act.c), dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.asarray(np.exp(derived.log_lambda_opt(A_, B_, np.abs(a_), act.c)), dtype=float)
 
 
 def rescale(a, Theta, lam, activation) -> tuple[np.ndarray, np.ndarray]:

@@ -68,6 +68,8 @@ def _generated_code() -> str:
               "min over lambda > 0 of lambda^(2c) A + lambda^(-2) a^2 B."),
         _func("lambda_opt", (A, B, abs_a, c), ud.lambda_opt.subs(a, abs_a),
               "The minimising rescaling, lambda^(2c+2) = a^2 B/(c A)."),
+        _func("log_lambda_opt", (A, B, abs_a, c), sp.expand_log(sp.log(ud.lambda_opt.subs(a, abs_a)), force=True),
+              "log lambda_opt, a sum of logs: finite where a^2 B/(c A) overflows float64."),
         _func("neuron_trace", (A, B, abs_a, c, lam_c), ud.neuron_trace.subs({a: abs_a, lam: lam_c}),
               "Trace contribution of one neuron after the rescaling by lambda (at an interpolator)."),
         _func("omega_weight", (Abar, Bbar, c), dd.omega, "omega_j in Upsilon = sum_j omega_j |b_j|^p."),
