@@ -99,7 +99,8 @@ class LevelPool:
                 if beat is not None:
                     running = [f"{self.jobs[self.futures[f]][0].id} {self.jobs[self.futures[f]][1]}"
                                for f in pending if f.running()]
-                    now = ", ".join(sorted(running))
+                    # Future.running() is also true for a level handed to a worker's queue, not yet started
+                    now = f"in the workers' hands: {', '.join(sorted(running))};" if running else ""
                     if now != label:  # the heartbeat's clock restarts only when the running set changes
                         beat.start(now)
                         label = now

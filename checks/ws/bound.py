@@ -40,12 +40,12 @@ def level_A(ctx: Context) -> Outcome:
                    f"[{min(ratios):.3f}, {max(ratios):.3f}]", verdict=verdict)
 
 
-def bound_property(moments_fn=ce_hessian_moments) -> Property:
-    """λ_max(H) ≤ λ_sup, with λ_max exact (eigvalsh / mpmath eigsy of the dense reference). One-sided by the claim;
-    :func:`moments_property` is its other side (λ_sup's inputs exactly), ws.theorem the bound's own."""
+def upper_bound_property(name, strategy, case_type, dense_torch, dense_mpmath, moments_fn) -> Property:
+    """λ_max(H) ≤ λ_sup for one loss (BCE here, softmax CE in :mod:`checks.ws.softmax`): λ_max of the dense
+    reference (eigvalsh in float64; mpmath eigsy at 60 digits to confirm), λ_sup from ``moments_fn``."""
 
-    def screen(case: NetCase):
-        H = ce_hessian_torch(*case.args, case.activation, bias=case.bias)
+    def screen(case):
+        H = dense_torch(*case.args, case.activation, bias=case.bias)
         lmax = float(np.linalg.eigvalsh(H)[-1])
         try:
             lsup = float(moments_fn(*case.args, case.activation, bias=case.bias).lambda_sup)
@@ -53,16 +53,23 @@ def bound_property(moments_fn=ce_hessian_moments) -> Property:
             raise NotApplicable(str(exc)) from exc
         return (lmax - lsup) / (np.linalg.norm(H) + 1e-300) - TOL["ws_screen_slack"]
 
-    def confirm(case: NetCase):
+    def confirm(case):
         dps = TOL["confirm_dps"]
-        H = ce_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
+        H = dense_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
         with mpmath.workdps(dps + 10):
             lmax = max(mpmath.eigsy(H, eigvals_only=True))
             scale = mpmath.sqrt(mp_trace_moments(H, dps + 10)[1]) + mpmath.mpf(10) ** -300
             lsup = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps).lambda_sup
             return float((lmax - lsup) / scale - TOL["ws_confirm_slack"])
 
-    return Property("ws.bound/upper", ce_nets(), screen, confirm, NetCase.to_json, NetCase.from_json, budget=120)
+    return Property(name, strategy, screen, confirm, case_type.to_json, case_type.from_json, budget=120)
+
+
+def bound_property(moments_fn=ce_hessian_moments) -> Property:
+    """λ_max(H) ≤ λ_sup, with λ_max exact (eigvalsh / mpmath eigsy of the dense reference). One-sided by the claim;
+    :func:`moments_property` is its other side (λ_sup's inputs exactly), ws.theorem the bound's own."""
+    return upper_bound_property("ws.bound/upper", ce_nets(), NetCase, ce_hessian_torch, ce_hessian_mpmath,
+                                moments_fn)
 
 
 def moments_property(moments_fn=ce_hessian_moments) -> Property:

@@ -168,27 +168,10 @@ def moments_property(moments_fn=softmax_hessian_moments) -> Property:
 
 def bound_property(moments_fn=softmax_hessian_moments) -> Property:
     """λ_max(H) ≤ λ_sup = μ + √(D−1)σ for the softmax Hessian (λ_max of the dense reference)."""
+    from checks.ws.bound import upper_bound_property
 
-    def screen(case: SoftmaxCase):
-        H = softmax_hessian_torch(*case.args, case.activation, bias=case.bias)
-        lmax = float(np.linalg.eigvalsh(H)[-1])
-        try:
-            lsup = float(moments_fn(*case.args, case.activation, bias=case.bias).lambda_sup)
-        except ValueError as exc:
-            raise NotApplicable(str(exc)) from exc
-        return (lmax - lsup) / (np.linalg.norm(H) + 1e-300) - TOL["ws_screen_slack"]
-
-    def confirm(case: SoftmaxCase):
-        dps = TOL["confirm_dps"]
-        H = softmax_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
-        with mpmath.workdps(dps + 10):
-            lmax = max(mpmath.eigsy(H, eigvals_only=True))
-            scale = mpmath.sqrt(mp_trace_moments(H, dps + 10)[1]) + mpmath.mpf(10) ** -300
-            lsup = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps).lambda_sup
-            return float((lmax - lsup) / scale - TOL["ws_confirm_slack"])
-
-    return Property("ws.softmax/bound", softmax_nets(), screen, confirm, SoftmaxCase.to_json,
-                    SoftmaxCase.from_json, budget=120)
+    return upper_bound_property("ws.softmax/bound", softmax_nets(), SoftmaxCase, softmax_hessian_torch,
+                                softmax_hessian_mpmath, moments_fn)
 
 
 PROPERTIES = (moments_property(), bound_property())
