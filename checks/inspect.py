@@ -13,7 +13,7 @@ Sections (each applies where the network allows it):
   the four Wolkowicz–Styan bounds, λ_max itself (Lanczos ``eigsh`` on Hessian-vector products, with its
   residual), and ‖∇λ_sup‖;
 * **ws_softmax** (smooth activation, a ``Linear(N, C)`` head with C >= 2): the same for the mean softmax
-  cross-entropy (labels 0..C−1; the number of outputs says which loss), without ‖∇λ_sup‖;
+  cross-entropy (labels 0..C−1; the number of outputs says which loss), with ‖∇λ_sup‖ too;
 * **flat** (homogeneous activation, no biases): the Hessian trace of the squared loss, Υ (the trace
   minimised over rescalings), the optimal rescaling, and the flattest outer weights for the model's own
   directions with their dual certificate;
@@ -266,10 +266,17 @@ def softmax_section(model, X, y, log) -> dict[str, Any]:
     log("ws (softmax): λ_max by Lanczos on Hessian-vector products")
     hvp, D = softmax_hvp_operator(net.W, b, net.V, c, X, y, net.smooth_activation(), bias=bias)
     lmax, resid = _lanczos_lmax(hvp, D)
+    try:
+        from numerics.ws.softmax import softmax_lambda_sup_grad
+
+        g = softmax_lambda_sup_grad(net.W, b, net.V, c, X, y, net.smooth_activation(), bias=bias)
+        gnorm = float(np.linalg.norm(g.flat()))
+    except ValueError as exc:
+        gnorm = f"undefined ({exc})"
     return {"classes": C, "dim": m.dim, "trace": m.trace, "trace_sq": m.trace_sq, "mu": B.mean, "sigma": B.std,
             "lambda_sup": B.lmax_upper, "lmax_lower_bound": B.lmax_lower, "lmin_lower_bound": B.lmin_lower,
             "lmin_upper_bound": B.lmin_upper, "lambda_max": lmax, "lambda_max_residual": resid,
-            "grad_lambda_sup_norm": "not implemented for softmax (binary heads only)", "note": net.note}
+            "grad_lambda_sup_norm": gnorm, "note": net.note}
 
 
 def flat_section(model, X, y) -> dict[str, Any]:

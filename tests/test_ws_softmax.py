@@ -21,7 +21,7 @@ from checks.cli import main
 from checks.falsify import falsify, replay
 from checks.ws.softmax import bound_property, moments_property
 from numerics import moments
-from numerics.ws.reference import softmax_hessian_torch
+from numerics.ws.reference import softmax_hessian_torch, softmax_torch_loss_fn
 from numerics.ws.softmax import softmax_hessian_moments
 
 
@@ -151,6 +151,16 @@ def test_inspect_linear_NC_head(tmp_path):
     assert abs(res["trace"] - np.trace(H)) <= 1e-10 * abs(np.trace(H))
     assert abs(res["trace_sq"] - np.sum(H * H)) <= 1e-10 * np.sum(H * H)
     assert abs(res["lambda_max"] - ev[-1]) <= 1e-9 * ev[-1] and res["lambda_max"] <= res["lambda_sup"]
+    # ‖∇λ_sup‖ against reverse-mode autograd through the dense torch.func Hessian (third derivatives)
+    loss, th0 = softmax_torch_loss_fn(W, b, V, c, X, y, "tanh")
+
+    def lam(th):
+        Hd = torch.func.hessian(loss)(th)
+        mu = torch.trace(Hd) / Hd.shape[0]
+        return mu + (Hd.shape[0] - 1) ** 0.5 * torch.sqrt((Hd * Hd).sum() / Hd.shape[0] - mu**2)
+
+    gref = float(torch.linalg.norm(torch.func.grad(lam)(th0)))
+    assert abs(res["grad_lambda_sup_norm"] - gref) <= 1e-9 * gref
     np.savetxt(tmp_path / "bad.csv", np.column_stack([X, np.full(20, 3.0)]), delimiter=",")
     assert main(["inspect", str(tmp_path / "m.safetensors"), "--data", str(tmp_path / "bad.csv"), "--activation",
                  "tanh"]) == 2

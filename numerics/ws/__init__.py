@@ -23,8 +23,15 @@ from numerics.ws.moments import (
                                  validate_net,
                                  ws_bounds,
 )
-from numerics.ws.softmax import SoftmaxHessianMoments, softmax_dim, softmax_hessian_moments
+from numerics.ws.softmax import (
+                                 SoftmaxHessianMoments,
+                                 SoftmaxLambdaSupGrad,
+                                 softmax_dim,
+                                 softmax_hessian_moments,
+                                 softmax_lambda_sup_grad,
+)
 
-__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_hessian_moments_from_module",
+__all__ = ["SoftmaxHessianMoments", "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad", "softmax_dim",
+           "softmax_hessian_moments", "softmax_hessian_moments_from_module",
            "ce_hessian_moments_from_module", "HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds",
            "ce_hessian_moments", "dim_of", "get_activation", "lambda_sup_grad", "validate_net", "ws_bounds"]

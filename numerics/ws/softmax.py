@@ -147,6 +147,20 @@ def _tables(W, b, V, c, X, y, act: SmoothActivation, mp: bool):
 
 
 # ------------------------------------------------------------------------------------------------ sums
+def _xp(a):
+    """numpy, or torch for a torch tensor (the sums below serve float64, mpmath object arrays and, for
+    :func:`softmax_lambda_sup_grad`, torch tensors under autograd)."""
+    if type(a).__module__.startswith("torch"):
+        import torch
+
+        return torch
+    return np
+
+
+def _equal(a, b) -> bool:
+    return bool(_xp(a).equal(a, b)) if _xp(a) is not np else bool(np.array_equal(a, b))
+
+
 def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):
     C, N = V.shape
     const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
@@ -156,7 +170,7 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
     rV = r @ V  # r_i · u_k
     trQ = (p * s).sum(axis=1)
     Qfull = -(p[:, :, None] * p[:, None, :])
-    idx = np.arange(C)
+    idx = list(range(C))
     Qfull[:, idx, idx] = p * s
     Qflat = Qfull.reshape(n, C * C)
     gd = (Xt * Xt).sum(axis=1)
@@ -180,7 +194,7 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
     def with_classes(L, M):  # (n, N) ∘ (n, C, N) -> (n, C·N)
         return (L[:, None, :] * M).reshape(n, C * N)
 
-    rr = np.broadcast_to(r[:, :, None], (n, C, N))
+    rr = r[:, :, None]  # r_i along the classes, broadcast over the units by with_classes
     bil = []
     for bn, terms in kernels.JRJ_factors(P, P).items():
         for d, L, R in terms:
@@ -207,7 +221,7 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
             acc = acc + ((Xt.T @ L) * (Xt.T @ R)).sum()
         else:
             for f in far:  # the same right factor (r·u ∘ φ″ in JRJ and RR): add the left ones
-                if f[0] == d and f[2].shape == R.shape and (f[2] is R or np.array_equal(f[2], R)):
+                if f[0] == d and f[2].shape == R.shape and (f[2] is R or _equal(f[2], R)):
                     f[1] = f[1] + L
                     break
             else:
@@ -241,7 +255,7 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
             for d, L, R in beta_terms:
                 beta = beta + gp(d) * (L[sI] @ R[sJ].T)
             Z = (Yl[sI].reshape(bI * C, N) @ Yr[sJ].reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
-            uu = np.einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
+            uu = _xp(Z).einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
             cross = Dl[sI] @ Dr[sJ].T
             qq = Qflat[sI] @ Qflat[sJ].T
             blk = (gp(2 * du) * uu + 2 * gp(du) * beta * cross + beta * beta * qq).sum()
@@ -303,3 +317,61 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
             tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
             tr, tr2 = +mpmath.mpf(tr), +mpmath.mpf(tr2)
     return SoftmaxHessianMoments(tr, tr2, softmax_dim(N, M, C, bias), n, bias, act.name, dps, C)
+
+
+@dataclass(frozen=True)
+class SoftmaxLambdaSupGrad:
+    """λ_sup of the softmax CE Hessian and its gradient with respect to (W, b, V, c), shaped like the inputs."""
+
+    lambda_sup: float
+    W: np.ndarray
+    b: np.ndarray | None
+    V: np.ndarray
+    c: np.ndarray | None
+
+    def flat(self) -> np.ndarray:
+        """The gradient as one vector in the θ order (vec W row-major, b, vec V row-major, c)."""
+        parts = [self.W.ravel()] + ([self.b] if self.b is not None else []) + [self.V.ravel()]
+        return np.concatenate(parts + ([self.c] if self.c is not None else []))
+
+
+def softmax_lambda_sup_grad(W, b, V, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                            block: int | None = None) -> SoftmaxLambdaSupGrad:
+    r"""∇_θ λ_sup for softmax cross-entropy, λ_sup = μ + √(D−1)σ, the multi-class counterpart of
+    :func:`numerics.ws.lambda_sup_grad`: the same closed-form sums as :func:`softmax_hessian_moments`, on torch
+    float64 tensors, differentiated in reverse mode. Cost O(n²C²N + n²M) like the forward pass; no D×D matrix."""
+    import torch
+
+    act = get_activation(activation)
+    W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
+    n, (N, M), C = X.shape[0], W.shape, V.shape[0]
+    block = _default_block(C) if block is None else block
+    if not (isinstance(block, int | np.integer) and block >= 1):
+        raise ValueError(f"block must be a positive integer, got {block!r}")
+    f64 = dict(dtype=torch.float64)
+    Wt, Vt = torch.tensor(W, **f64, requires_grad=True), torch.tensor(V, **f64, requires_grad=True)
+    bt = torch.tensor(b, **f64, requires_grad=True) if bias else None
+    ct = torch.tensor(c, **f64, requires_grad=True) if bias else None
+    Xt = torch.tensor(X, **f64)
+    P = act.torch_tables(Xt @ Wt.T + (bt if bias else 0))
+    Zl = P[0] @ Vt.T + (ct if bias else 0)
+    p = torch.softmax(Zl, dim=1)
+    off = 1 - torch.eye(C, **f64)
+    s = p @ off  # Σ_{a≠c} p_a, as the float64 path computes it
+    rows = torch.arange(n)
+    yt = torch.as_tensor(y, dtype=torch.long)
+    r = p.clone()
+    r[rows, yt] = -s[rows, yt]
+    Xa = torch.cat([Xt, torch.ones(n, 1, **f64)], dim=1) if bias else Xt
+    tr, tr2 = _moments(P, p, s, r, Vt, Xa, n=n, kernels=softmax_kernels, block=int(block), bias=bias,
+                       sqrt=torch.sqrt, center=centered)
+    D = softmax_dim(N, M, C, bias)
+    m = tr / D
+    var = tr2 / D - m * m
+    if not float(var.detach()) > 0:
+        raise ValueError("σ = 0 (H is a multiple of the identity): λ_sup = μ + √(D−1)σ is not differentiable")
+    lam = m + (D - 1) ** 0.5 * torch.sqrt(var)
+    leaves = [Wt, Vt] + ([bt, ct] if bias else [])
+    grads = torch.autograd.grad(lam, leaves)
+    gb, gc = (grads[2].numpy(), grads[3].numpy()) if bias else (None, None)
+    return SoftmaxLambdaSupGrad(float(lam.detach()), grads[0].numpy(), gb, grads[1].numpy(), gc)
