@@ -72,18 +72,19 @@ def bound_property(moments_fn=ce_hessian_moments) -> Property:
                                 moments_fn)
 
 
-def moments_property(moments_fn=ce_hessian_moments) -> Property:
-    """λ_sup's inputs: the closed-form (tr H, tr H²) equal the dense Hessian's, in every corner, and the reported
-    D is the dense Hessian's dimension (μ = tr H/D and σ use it)."""
+def trace_moments_property(name, strategy, case_type, dense_torch, dense_mpmath, moments_fn) -> Property:
+    """λ_sup's inputs for one loss (BCE here, softmax CE in :mod:`checks.ws.softmax`): the closed-form
+    (tr H, tr H²) equal the dense Hessian's, in every corner, and the reported D is the dense Hessian's dimension
+    (μ = tr H/D and σ use it)."""
 
     def rel(a, b, scale):
         return abs(a - b) / scale
 
-    def screen(case: NetCase):
-        H = ce_hessian_torch(*case.args, case.activation, bias=case.bias)
+    def screen(case):
+        H = dense_torch(*case.args, case.activation, bias=case.bias)
         try:
             m = moments_fn(*case.args, case.activation, bias=case.bias)
-        except ValueError as exc:
+        except ValueError as exc:  # float64 overflow: the closed form asks for dps; not a verdict
             raise NotApplicable(str(exc)) from exc
         if m.dim != H.shape[0]:  # D enters μ = tr H/D and σ: it must be the number of parameters
             return 1.0
@@ -91,9 +92,9 @@ def moments_property(moments_fn=ce_hessian_moments) -> Property:
         s1 = float(np.sum(np.abs(np.diag(H)))) + 1e-300
         return max(rel(m.trace, np.trace(H), s1), rel(m.trace_sq, fro2, fro2 + 1e-300)) - TOL["ws_moments_screen"]
 
-    def confirm(case: NetCase):
+    def confirm(case):
         dps = TOL["confirm_dps"]
-        H = ce_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
+        H = dense_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
         tr, tr2 = mp_trace_moments(H, dps + 10)
         m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
         if m.dim != H.rows:
@@ -103,8 +104,14 @@ def moments_property(moments_fn=ce_hessian_moments) -> Property:
             return float(max(rel(m.trace, tr, s1), rel(m.trace_sq, tr2, tr2 + mpmath.mpf(10) ** -300))
                          - TOL["ws_confirm_slack"])
 
-    return Property("ws.bound/moments", ce_nets(), screen, confirm, NetCase.to_json, NetCase.from_json,
-                    budget=120)
+    return Property(name, strategy, screen, confirm, case_type.to_json, case_type.from_json, budget=120)
+
+
+def moments_property(moments_fn=ce_hessian_moments) -> Property:
+    """λ_sup's inputs: the closed-form (tr H, tr H²) equal the dense Hessian's, in every corner, and the reported
+    D is the dense Hessian's dimension (μ = tr H/D and σ use it)."""
+    return trace_moments_property("ws.bound/moments", ce_nets(), NetCase, ce_hessian_torch, ce_hessian_mpmath,
+                                  moments_fn)
 
 
 PROPERTIES = (bound_property(), moments_property())

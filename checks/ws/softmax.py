@@ -21,9 +21,10 @@ import mpmath
 import numpy as np
 
 from checks.evidence import Outcome, digits_agreed, rel_err
-from checks.falsify import NotApplicable, Property, run_properties
+from checks.falsify import Property, run_properties
 from checks.registry import Context
 from checks.tol import TOL
+from checks.ws.bound import trace_moments_property, upper_bound_property
 from checks.ws.cases import ACTIVATIONS
 from checks.ws.strategies import SoftmaxCase, softmax_nets
 from numerics.ws.reference import (
@@ -137,39 +138,12 @@ def level_A(ctx: Context) -> Outcome:
 # ------------------------------------------------------------------------------------------------ F
 def moments_property(moments_fn=softmax_hessian_moments) -> Property:
     """(tr H, tr H², D) of the closed form equal the dense Hessian's in every corner of :func:`softmax_nets`."""
-
-    def screen(case: SoftmaxCase):
-        H = softmax_hessian_torch(*case.args, case.activation, bias=case.bias)
-        try:
-            m = moments_fn(*case.args, case.activation, bias=case.bias)
-        except ValueError as exc:  # float64 overflow: the closed form asks for dps; not a verdict
-            raise NotApplicable(str(exc)) from exc
-        if m.dim != H.shape[0]:
-            return 1.0
-        fro2 = float(np.sum(H * H))
-        s1 = float(np.sum(np.abs(np.diag(H)))) + 1e-300
-        return max(abs(m.trace - np.trace(H)) / s1, abs(m.trace_sq - fro2) / (fro2 + 1e-300)) - TOL["ws_moments_screen"]
-
-    def confirm(case: SoftmaxCase):
-        dps = TOL["confirm_dps"]
-        H = softmax_hessian_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
-        tr, tr2 = mp_trace_moments(H, dps + 10)
-        m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
-        if m.dim != H.rows:
-            return 1.0
-        with mpmath.workdps(dps + 10):
-            s1 = mpmath.fsum(abs(H[i, i]) for i in range(H.rows)) + mpmath.mpf(10) ** -300
-            return float(max(abs(m.trace - tr) / s1, abs(m.trace_sq - tr2) / (tr2 + mpmath.mpf(10) ** -300))
-                         - TOL["ws_confirm_slack"])
-
-    return Property("ws.softmax/moments", softmax_nets(), screen, confirm, SoftmaxCase.to_json,
-                    SoftmaxCase.from_json, budget=120)
+    return trace_moments_property("ws.softmax/moments", softmax_nets(), SoftmaxCase, softmax_hessian_torch,
+                                  softmax_hessian_mpmath, moments_fn)
 
 
 def bound_property(moments_fn=softmax_hessian_moments) -> Property:
     """λ_max(H) ≤ λ_sup = μ + √(D−1)σ for the softmax Hessian (λ_max of the dense reference)."""
-    from checks.ws.bound import upper_bound_property
-
     return upper_bound_property("ws.softmax/bound", softmax_nets(), SoftmaxCase, softmax_hessian_torch,
                                 softmax_hessian_mpmath, moments_fn)
 
