@@ -307,15 +307,28 @@ def _fresh(X, y, Ls, rng, kept, served, tries, t_lo, r=1, steps=6):
     return best
 
 
-def fam_adaptive(X, y, Ls, cfg, rng, m, t_lo):
-    kept, served = [], set()
+def _served(X, caps) -> set:
+    """The data points inside the outer cap of any of ``caps``."""
+    out = set()
+    for c in caps:
+        out |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
+    return out
+
+
+def _fill(X, y, Ls, cfg, rng, m, t_lo, kept):
+    """Add fresh adaptive caps to ``kept`` (in place) until the unit budget m is spent or none is found."""
+    served = _served(X, kept)
     while sum(len(c["th"]) for c in kept) < m:
         c = _fresh(X, y, Ls, rng, kept, served, cfg["adaptive_tries"], t_lo, steps=cfg["grad_steps"] // 2)
         if c is None:
             break
         kept.append(c)
-        served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
+        served |= _served(X, [c])
     return kept
+
+
+def fam_adaptive(X, y, Ls, cfg, rng, m, t_lo):
+    return _fill(X, y, Ls, cfg, rng, m, t_lo, [])
 
 
 def fam_own(X, y, Ls, cfg, rng, m, start):
@@ -332,24 +345,11 @@ def fam_own(X, y, Ls, cfg, rng, m, start):
             break
         w = int(np.argmin([c["value"] for c in kept]))
         rest = kept[:w] + kept[w + 1:]
-        served = set()
-        for c in rest:
-            served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
-        c = _fresh(X, y, Ls, rng, rest, served, cfg["adaptive_tries"], t_lo, r=len(kept[w]["th"]),
+        c = _fresh(X, y, Ls, rng, rest, _served(X, rest), cfg["adaptive_tries"], t_lo, r=len(kept[w]["th"]),
                    steps=cfg["grad_steps"])
         if c is not None and c["value"] > kept[w]["value"]:
             kept = rest + [c]
-    # fill the unit budget with fresh caps
-    served = set()
-    for c in kept:
-        served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
-    while sum(len(c["th"]) for c in kept) < m:
-        c = _fresh(X, y, Ls, rng, kept, served, cfg["adaptive_tries"], t_lo, steps=cfg["grad_steps"] // 2)
-        if c is None:
-            break
-        kept.append(c)
-        served |= set(np.where(X @ c["u"] > c["th"][0])[0].tolist())
-    return kept
+    return _fill(X, y, Ls, cfg, rng, m, t_lo, kept)  # the unit budget's rest: fresh caps
 
 
 def best_over_tlo(fam, X, y, Ls, cfg, rng, m):
