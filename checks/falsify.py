@@ -97,8 +97,54 @@ def replay(path: Path) -> dict[str, Any]:
     if prop is None or prop.from_json is None:
         raise ValueError(f"{path}: property {data['property']!r} is unknown or cannot rebuild cases")
     case = prop.from_json(data["case"])
+    margin, escalated, dps = confirm_twice(prop, case, data["case"])
     return {"property": prop.name, "float64_margin": float(prop.screen(case)),
-            "mpmath_margin": float(prop.confirm(case))}
+            "mpmath_margin": margin, "escalated_margin": escalated, "escalated_dps": dps}
+
+
+def _decades(case_json: Any) -> float:
+    """Decimal decades spanned by the nonzero finite numbers of a case (0 for a case with none)."""
+    mags: list[float] = []
+
+    def walk(x):
+        if isinstance(x, bool) or x is None:
+            return
+        if isinstance(x, (int, float)):
+            if x != 0 and math.isfinite(x):
+                mags.append(math.log10(abs(x)))
+        elif isinstance(x, str):
+            return
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+
+    walk(case_json)
+    return max(mags) - min(mags) if mags else 0.0
+
+
+def escalated_dps(case_json: Any) -> int:
+    """The precision of the second confirmation: twice ``confirm_dps`` plus ``confirm_digits_per_decade`` digits per
+    decade the case's numbers span (capped at 4000). A 50-digit confirmation can be wrong in the same way as the
+    float screen when the case mixes magnitudes: with W = v = 2⁻¹²⁶ the BCE Hessian's entry ∂²L/∂W∂v is
+    q·t² + (σ(z) − ½) with σ(z) − ½ ≈ t²/4 ≈ 1e-77, which 50 (or 70) digits round away."""
+    base = int(TOL["confirm_dps"])
+    extra = TOL["confirm_digits_per_decade"] * _decades(case_json)
+    return int(min(4000, 2 * base + math.ceil(extra)))
+
+
+def confirm_twice(prop: Property, case: Any, case_json: Any) -> tuple[float, float | None, int]:
+    """(margin at ``confirm_dps``, margin at :func:`escalated_dps` or None when the first is not > 0, that dps).
+    A hit is confirmed only when both are > 0: a sign that flips with precision was rounding, not a counterexample."""
+    first = float(prop.confirm(case))
+    dps = escalated_dps(case_json)
+    if not first > 0:
+        return first, None, dps
+    with TOL.overriding("confirm_dps", dps):
+        second = float(prop.confirm(case))
+    return first, second, dps
 
 
 @dataclass
@@ -108,7 +154,8 @@ class FalsifyResult:
     calls: int = 0  # every evaluation, Hypothesis's shrinking of a hit included (throughput counts these)
     not_applicable: int = 0  # of the calls
     candidates: int = 0  # float64 screen hits
-    confirmed: int = 0  # confirmed at 50 digits (shrinking steps included)
+    confirmed: int = 0  # confirmed at 50 digits and at the escalated precision (shrinking steps included)
+    precision_artifacts: int = 0  # candidates that 50 digits confirmed and the escalated precision refuted
     worst_screen: float = -math.inf
     counterexample: Any = None  # JSON of the shrunk confirmed counterexample
     counterexample_margin: float | None = None
@@ -134,6 +181,7 @@ class FalsifyResult:
             "shrink_calls": self.shrink_calls,
             "float64_candidates": self.candidates,
             "confirmed": self.confirmed,
+            "precision_artifacts": self.precision_artifacts,
             "worst_margin": self.worst_screen,
         }
 
@@ -154,6 +202,7 @@ def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
         "float64_margin": screen_margin,
         "mpmath_margin": confirm_margin,
         "confirm_dps": TOL["confirm_dps"],
+        "escalated_dps": escalated_dps(case_json),
         "versions": versions(),
         "replay": "python -m checks replay {this file}",
     }
@@ -200,16 +249,19 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         if m <= 0:
             return
         res.candidates += 1
+        cj = prop.to_json(case)
         try:
-            c = float(prop.confirm(case))
+            c0, c, _ = confirm_twice(prop, case, cj)
         except NotApplicable:
             return
-        if not c > 0:
+        if not c0 > 0:
+            return
+        if not (c is not None and c > 0):
+            res.precision_artifacts += 1  # confirmed at confirm_dps, refuted at the escalated precision
             return
         res.confirmed += 1
         if res.confirmed == 1:
             first_hit.append(res.calls)
-        cj = prop.to_json(case)
         last.update(case=cj, screen=m, confirm=c)
         if not res.reproducers and out_dir is not None:  # the first hit is saved at once
             res.reproducers.append(str(save_reproducer(out_dir, prop, cj, seed, m, c)))

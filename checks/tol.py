@@ -7,6 +7,7 @@ every threshold the suite applies in one place. Grouped by paper; shared rows fi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 
 
@@ -29,6 +30,17 @@ class _Table(Mapping):
     def reason(self, key: str) -> str:
         return self._rows[key][1]
 
+    @contextlib.contextmanager
+    def overriding(self, key: str, value: float):
+        """``TOL[key]`` reads ``value`` inside the block (the falsifier's precision escalation); the row's
+        reason is kept."""
+        old = self._rows[key]
+        self._rows[key] = (value, old[1])
+        try:
+            yield
+        finally:
+            self._rows[key] = old
+
 
 _ROWS: dict[str, tuple[float, str]] = {
     # --- shared: the SPEC §0 evidence levels ---
@@ -36,7 +48,12 @@ _ROWS: dict[str, tuple[float, str]] = {
     "precision_dps": (50, "SPEC §0 level P: mpmath working precision"),
     "precision_min_digits": (40.0, "digits that must agree at dps=50 for a P pass (10 digits of headroom for "
                                    "the reference's own cancellation)"),
-    "confirm_dps": (50, "SPEC §0 level F: a float64 hit counts only when mpmath at 50 digits confirms it"),
+    "confirm_dps": (50, "SPEC §0 level F: a float64 hit counts only when mpmath at 50 digits confirms it (and "
+                        "again at the escalated precision of checks.falsify.escalated_dps)"),
+    "confirm_digits_per_decade": (4, "checks.falsify.escalated_dps: the second confirmation adds this many digits "
+                                     "per decade spanned by the case's nonzero numbers: the confirmed quantities "
+                                     "are at most quartic in them (tr H² is), so a cancellation between terms of "
+                                     "different sizes spans at most 4× the inputs' decades"),
     # --- ws ---
     "ws_confirm_slack": (1e-30, "relative slack of a 50-digit confirmation of a WS inequality: the mpmath "
                                 "eigenvalues (eigsy) carry ~1e-45 relative error, so 1e-30 cannot hide a real "

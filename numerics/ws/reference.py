@@ -16,6 +16,7 @@ import functools
 import mpmath
 import numpy as np
 import sympy as sp
+from scipy.special import expit
 
 from numerics.ws.activations import T, get_activation
 
@@ -121,12 +122,12 @@ def _sample_net(M, N, bias, phi_of):
 
 
 @functools.cache
-def _generic_sample_hessian(M: int, N: int, bias: bool):
-    """sympy.hessian of ℓ(z(θ; x)) for a generic φ and ℓ, lambdified to mpmath.
+def _generic_sample_hessian_expr(M: int, N: int, bias: bool):
+    """sympy.hessian of ℓ(z(θ; x)) for a generic φ and ℓ: (H, θ, x, P, (r, q)).
 
-    The arguments after (θ, x) are the values φ^{(r)}(a_k) and ℓ′(z), ℓ″(z); the caller supplies them
-    from the SymPy derivatives of the concrete φ and from BCE (ℓ′ = p − y, ℓ″ = p(1 − p), derived in
-    ``proofs.ws.derive_bce``). Fast to build at any size.
+    The symbols after (θ, x) stand for the values φ^{(r)}(a_k) (``P[3k + r]``) and ℓ′(z), ℓ″(z); the caller
+    supplies them from the SymPy derivatives of the concrete φ and from BCE (ℓ′ = p − y, ℓ″ = p(1 − p), derived
+    in ``proofs.ws.derive_bce``). Fast to build at any size.
     """
     from proofs.ws import DERIVS, d2ell, dell, ell
 
@@ -141,7 +142,55 @@ def _generic_sample_hessian(M: int, N: int, bias: bool):
     for k in range(N):
         a = sum(W_rows[k][m] * x[m] for m in range(M)) + bvec[k]
         H = H.xreplace({f(a): P[3 * k + o] for o, f in enumerate(DERIVS)})
+    return H, theta, x, P, rq
+
+
+@functools.cache
+def _generic_sample_hessian(M: int, N: int, bias: bool):
+    """:func:`_generic_sample_hessian_expr` lambdified to mpmath."""
+    H, theta, x, P, rq = _generic_sample_hessian_expr(M, N, bias)
     return sp.lambdify([theta, x, P, rq], H, modules="mpmath"), len(theta)
+
+
+@functools.cache
+def _generic_sample_hessian_numpy(M: int, N: int, bias: bool):
+    """:func:`_generic_sample_hessian_expr` lambdified to numpy, entry by entry (its upper triangle), so that
+    x, P and (r, q) may be arrays over the samples."""
+    H, theta, x, P, rq = _generic_sample_hessian_expr(M, N, bias)
+    D = len(theta)
+    upper = [(i, j) for i in range(D) for j in range(i, D)]
+    fn = sp.lambdify([theta, x, P, rq], [H[i, j] for i, j in upper], modules="numpy", cse=True)
+    return fn, D, upper
+
+
+def ce_hessian_numpy(W, b, v, c, X, y, activation="tanh", *, bias=True) -> np.ndarray:
+    """The dense D×D float64 Hessian from the same ``sympy.hessian`` of ℓ(z(θ; x)) as :func:`ce_hessian_mpmath`,
+    lambdified to numpy and evaluated on all samples at once (reference only).
+
+    The falsifier's float screen for tiny nets: about 20× cheaper than :func:`ce_hessian_torch` there (whose
+    cost is torch.func's per-call dispatch), and, like it, it shares nothing with the closed form but the
+    parameter order and the activation's SymPy derivatives. ``tests/test_ws_reference.py`` holds it to
+    ``torch.func`` on the falsifier's own strategy.
+    """
+    act = get_activation(activation)
+    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
+    N, M = W.shape
+    n = X.shape[0]
+    fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
+    a = X @ W.T + (b if bias else 0.0)  # (n, N) pre-activations
+    tables = act.float64(a)  # φ, φ′, φ″ on (n, N)
+    P = [tables[o][:, k] for k in range(N) for o in range(3)]
+    z = tables[0] @ v + (c if bias else 0.0)
+    p, q = expit(z), expit(-z)  # σ(z), 1 − σ(z), each to full relative accuracy in the tails
+    r = np.where(y == 1.0, -q, p - y)  # ℓ′ = p − y without cancellation when y = 1 and p → 1
+    with np.errstate(all="ignore"):
+        vals = fn(_theta(W, b, v, c, bias), list(X.T), P, [r, p * q])
+    per_sample = np.empty((len(upper), n))
+    for k, e in enumerate(vals):
+        per_sample[k] = e  # a constant entry (0, say) broadcasts over the samples
+    H = np.zeros((D, D))
+    H[tuple(np.array(upper).T)] = per_sample.mean(axis=1)
+    return H + np.triu(H, 1).T
 
 
 def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
