@@ -251,9 +251,13 @@ def _replay(path: Path) -> int:
         raise ValueError(f"replay: {path} is not a reproducer: it needs the fields 'property' and 'case' "
                          "(as written to reports/counterexamples/)")
     res = replay(path)
-    still = res["mpmath_margin"] > 0
-    print(f"{res['property']}: float64 margin {res['float64_margin']:.3e}, 50-digit margin "
-          f"{res['mpmath_margin']:.3e}: " + ("still a counterexample at 50 digits" if still else "refuted"))
+    first, second = res["mpmath_margin"], res["escalated_margin"]
+    still = first > 0 and second is not None and second > 0
+    tail = "" if second is None else f", {res['escalated_dps']}-digit margin {second:.3e}"
+    verdict = ("still a counterexample at both precisions" if still else
+               "a rounding artifact: refuted at the escalated precision" if first > 0 else "refuted")
+    print(f"{res['property']}: float64 margin {res['float64_margin']:.3e}, 50-digit margin {first:.3e}{tail}: "
+          + verdict)
     return 1 if still else 0
 
 
