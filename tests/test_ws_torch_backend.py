@@ -50,3 +50,21 @@ def test_torch_backend_catches_a_planted_kernel_bug():
 def test_backend_is_validated():
     with pytest.raises(ValueError, match="backend"):
         ce_hessian_moments(*_net(2, 2, 4, 0), "tanh", backend="jax")
+
+
+def test_auto_backend_picks_by_pair_work_and_says_which(monkeypatch):
+    """backend="auto" (the default) runs numpy below AUTO_TORCH_PAIR_FLOPS of pair work and torch from it up, and
+    the result says which ran; with dps it is mpmath whatever the size."""
+    import numerics.ws.moments as mo
+
+    net = _net(3, 4, 40, 2)
+    work = 40.0 * 40 * (3 + 1 + 4 * 4)
+    monkeypatch.setattr(mo, "AUTO_TORCH_PAIR_FLOPS", work + 1)
+    small = ce_hessian_moments(*net, "tanh")
+    monkeypatch.setattr(mo, "AUTO_TORCH_PAIR_FLOPS", work)
+    large = ce_hessian_moments(*net, "tanh")
+    assert (small.backend, large.backend) == ("numpy", "torch")
+    assert large.trace_sq == pytest.approx(small.trace_sq, rel=1e-12)
+    assert ce_hessian_moments(*net, "tanh", dps=20).backend == "mpmath"
+    monkeypatch.undo()  # the measured crossover: full MNIST runs on torch, the bench's headline size on numpy
+    assert mo.auto_backend(60000, 784, 256) == "torch" and mo.auto_backend(2000, 98, 20) == "numpy"

