@@ -306,9 +306,9 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
         Evaluate the same closed form to ``dps`` digits. Inputs are converted exactly from float64, so the
         result is the closed form of the float64 network to ``dps`` digits, returned as mpmath numbers. The sums
         run in python-flint's arb ball arithmetic (matrix products in ``arb_mat``; 28× less CPU than mpmath
-        object arrays at n = 300, (M, N) = (5, 8)) with guard bits that are raised until each ball is narrower
-        than 2^-4 of a unit in the ``dps``-th digit (see :mod:`numerics.ws._arb`); ``.radius`` bounds the
-        error. ``_dps_engine="mpmath"`` runs the former mpmath object arrays instead (tests compare them).
+        object arrays at n = 300, (M, N) = (5, 8)) with guard bits that are raised until each ball's relative
+        radius is below 10^-dps / 16 (see :mod:`numerics.ws._arb`); ``.radius`` bounds the error.
+        ``_dps_engine="mpmath"`` runs the former mpmath object arrays instead (tests compare them).
     block : int, optional
         Rows per block of the sample-pair sums: memory is O(block² + n(M+N)). Default: 1024 for the torch
         backend (its threaded GEMMs want the work), 256 for numpy (the temporaries stay in cache).
