@@ -54,7 +54,7 @@ def test_backend_is_validated():
 
 def test_auto_backend_picks_by_pair_work_and_says_which(monkeypatch):
     """backend="auto" (the default) runs numpy below AUTO_TORCH_PAIR_FLOPS of pair work and torch from it up, and
-    the result says which ran; with dps it is mpmath whatever the size."""
+    the result says which ran; with dps it is arb (or mpmath) whatever the size."""
     import numerics.ws.moments as mo
 
     net = _net(3, 4, 40, 2)
@@ -65,6 +65,7 @@ def test_auto_backend_picks_by_pair_work_and_says_which(monkeypatch):
     large = ce_hessian_moments(*net, "tanh")
     assert (small.backend, large.backend) == ("numpy", "torch")
     assert large.trace_sq == pytest.approx(small.trace_sq, rel=1e-12)
-    assert ce_hessian_moments(*net, "tanh", dps=20).backend == "mpmath"
+    assert ce_hessian_moments(*net, "tanh", dps=20).backend == "arb"
+    assert ce_hessian_moments(*net, "tanh", dps=20, _dps_engine="mpmath").backend == "mpmath"
     monkeypatch.undo()  # the measured crossover: full MNIST runs on torch, the bench's headline size on numpy
     assert mo.auto_backend(60000, 784, 256) == "torch" and mo.auto_backend(2000, 98, 20) == "numpy"

@@ -136,6 +136,12 @@ def _ws_headline(data: Data) -> list[str]:
             f"{fmt(r['float64_s'], ' s')} "
             f"| {fmt(r['mpmath50_s'], ' s')} | {fmt(r['ratio'], '×')} slower |"
         )
+        if "arb50_s" in r:
+            lines.append(
+                f"| dps = 50: arb balls vs mpmath object arrays, ({r['M']}, {r['N']}), n = {r['n']} | "
+                f"{fmt(r['arb50_s'], ' s')} | {fmt(r['mpmath50_s'], ' s')} | {fmt(r['arb_speedup'], '×')} faster, "
+                f"{fmt(r['arb_digits'])} digits agreed |"
+            )
     return lines
 
 
@@ -335,8 +341,9 @@ def ws_roofline(data: Data, targets: Targets) -> list[str]:
 def ws_mpmath(data: Data, targets: Targets) -> list[str]:
     return _table(
         data.get("mpmath"),
-        "mpmath dps = 50 vs float64",
-        ("n", "float64_s", "mpmath50_s", "ratio", "float64_digits"),
+        "dps = 50 vs float64: arb balls (the dps= path) and mpmath object arrays",
+        ("n", "float64_s", "mpmath50_s", "arb50_s", "ratio", "arb_ratio", "arb_speedup", "float64_digits",
+         "arb_digits", "arb_radius_rel"),
     )
 
 

@@ -3,7 +3,7 @@
 (a) the suite's closed form :func:`numerics.ws.ce_hessian_moments`, (b) the dense Hessian by
 ``torch.func`` plus ``eigvalsh``, (c) the HVP estimators of :mod:`numerics.ws.estimators`; their scaling
 in n and D, memory against the block size, the roofline at the headline size, the MNIST-sized case,
-mpmath dps = 50 against float64, and the falsifier's throughput on the ws properties.
+dps = 50 (arb balls, mpmath object arrays) against float64, and the falsifier's throughput on the ws properties.
 """
 
 from __future__ import annotations
@@ -357,9 +357,15 @@ def headline(bench: Bench):
 
 
 def mpmath_section(bench: Bench):
+    """dps = 50 against float64: the arb path (the default of ``dps=``) and the mpmath object arrays it replaced."""
     import mpmath
 
     from numerics.ws import ce_hessian_moments
+
+    def digits(x, ref, cap: int) -> float:  # of x against ref; equal numbers count as ``cap`` digits
+        with mpmath.workdps(70):
+            err = abs(mpmath.mpf(x) - ref) / abs(ref)
+            return -float(mpmath.log10(max(err, mpmath.mpf(10) ** -cap)))
 
     g = bench.grid
     M, N = g.mp_MN
@@ -367,15 +373,12 @@ def mpmath_section(bench: Bench):
     for n in g.mp_n:
         net = make_net(M, N, n, bench.seed)
         t64, m64 = median_time(lambda net=net: ce_hessian_moments(*net, "tanh"), reps=g.reps, min_total=0.2)
-        tmp, mmp = median_time(lambda net=net: ce_hessian_moments(*net, "tanh", dps=50), reps=1)
+        tmp, mmp = median_time(lambda net=net: ce_hessian_moments(*net, "tanh", dps=50, _dps_engine="mpmath"), reps=1)
+        tarb, marb = median_time(lambda net=net: ce_hessian_moments(*net, "tanh", dps=50), reps=g.reps)
         err = max(
             abs(m64.trace - float(mmp.trace)) / abs(float(mmp.trace)),
             abs(m64.trace_sq - float(mmp.trace_sq)) / float(mmp.trace_sq),
         )
-        with mpmath.workdps(50):
-            digits = -float(
-                mpmath.log10(max(abs(mpmath.mpf(m64.trace_sq) - mmp.trace_sq) / mmp.trace_sq, mpmath.mpf(10) ** -30))
-            )
         rows.append(
             {
                 "M": M,
@@ -383,17 +386,26 @@ def mpmath_section(bench: Bench):
                 "n": n,
                 "float64_s": t64,
                 "mpmath50_s": tmp,
+                "arb50_s": tarb,
                 "ratio": tmp / t64,
+                "arb_ratio": tarb / t64,
+                "arb_speedup": tmp / tarb,
                 "float64_rel_err": err,
-                "float64_digits": digits,
+                "float64_digits": digits(m64.trace_sq, mmp.trace_sq, 30),
+                "arb_digits": min(digits(marb.trace, mmp.trace, 50), digits(marb.trace_sq, mmp.trace_sq, 50)),
+                "arb_radius_rel": float(max(marb.radius[0] / abs(marb.trace), marb.radius[1] / marb.trace_sq)),
             }
         )
     bench.data["mpmath"] = {
         "rows": rows,
         "closed_rel_err_max": max(r["float64_rel_err"] for r in rows),
+        "arb_digits_min": min(r["arb_digits"] for r in rows),
         "time_vs_n_mp": fit_exponent([r["n"] for r in rows], [r["mpmath50_s"] for r in rows]),
+        "time_vs_n_arb": fit_exponent([r["n"] for r in rows], [r["arb50_s"] for r in rows]),
     }
-    bench.log(f"mpmath: {rows[-1]['ratio']:.0f}x slower than float64 at n={rows[-1]['n']}")
+    r = rows[-1]
+    bench.log(f"dps=50 at n={r['n']}: mpmath {r['ratio']:.0f}x, arb {r['arb_ratio']:.0f}x float64's time "
+              f"(arb {r['arb_speedup']:.1f}x faster, {r['arb_digits']:.1f} digits agreed)")
 
 
 def falsify_section(bench: Bench):

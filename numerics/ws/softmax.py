@@ -317,7 +317,7 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
             tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
             tr, tr2 = +mpmath.mpf(tr), +mpmath.mpf(tr2)
     return SoftmaxHessianMoments(tr, tr2, softmax_dim(N, M, C, bias), n, bias, act.name, dps,
-                                 "mpmath" if dps is not None else "numpy", C)
+                                 "mpmath" if dps is not None else "numpy", classes=C)
 
 
 @dataclass(frozen=True)
