@@ -1,10 +1,10 @@
 r"""A torch evaluator of the same closed form as :func:`numerics.ws.moments._moments` (``backend="torch"``).
 
-Not the default: on this project's 2-core CPU the numpy path measured faster (numpy/torch 0.36–0.47× at
-D = 2001, n = 2000 and 0.74–0.88× at (784, 256), n = 3072, one or two threads, load ≈ 4): its 256-row blocks keep
-the elementwise passes in cache, which the larger blocks torch's GEMMs want do not. At full MNIST size ((784, 256),
-n = 60 000: 1.8·10⁹ sample pairs, GEMM-bound) torch used 511 CPU-s against numpy's 823 (two threads, one run each,
-different loads). The same code runs on a GPU.
+The default for large pair sums (``backend="auto"`` picks it from
+:data:`numerics.ws.moments.AUTO_TORCH_PAIR_FLOPS` of pair work up): below that numpy measured as fast or faster on
+this project's 2-core CPU (its 256-row blocks keep the elementwise passes in cache), above it torch's fused in-place
+passes win by a few per cent. Full MNIST size ((784, 256), n = 60 000: 1.8·10⁹ sample pairs, 6.5·10¹² flops,
+GEMM-bound) ran in 130 s wall, 254 CPU-s, peak RSS 2.7 GB, two threads at load 1.3–1.9. The same code runs on a GPU.
 
 It reads the *same* generated factors (``gg_factors``, ``gKg_factors``, ``KK_factors``, ``g2``, ``trK`` of
 ``numerics/_derived/ws.py``) and sums the same terms; only the order of the float64 operations and the
