@@ -134,11 +134,20 @@ def curvlinops_lmax(H, *, tol: float = 1e-8, seed: int = 0) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------------ BackPACK
-def backpack_diag(net, *, batch: int | None = None) -> dict[str, float]:
+class OverBudget(RuntimeError):
+    """A peer stopped after its first batch because the rest would overrun the time it was given."""
+
+    def __init__(self, what: str, projected_s: float, allowed_s: float):
+        super().__init__(f"{what}: projected {projected_s:.0f} s from its first batch > the {allowed_s:.0f} s left")
+        self.projected_s, self.allowed_s = projected_s, allowed_s
+
+
+def backpack_diag(net, *, batch: int | None = None, allowed_s: float | None = None) -> dict[str, float]:
     """tr H and Σ H_ii² from BackPACK's exact ``DiagHessian`` (one extended backward pass per batch).
 
     With ``batch`` rows at a time the mean loss is Σ_b (n_b/n)·(batch mean), so diag H = Σ_b (n_b/n)·diag H_b;
     Σ H_ii² is taken of the summed diagonal. BackPACK builds an (rows, N, N) tensor per batch, hence batches.
+    With ``allowed_s``, raises :class:`OverBudget` after the first batch when all of them would take longer.
     """
     from backpack import backpack, extend
     from backpack.extensions import DiagHessian
@@ -148,7 +157,12 @@ def backpack_diag(net, *, batch: int | None = None) -> dict[str, float]:
     n = X.shape[0]
     bs = batch or n
     diag = [0.0 for _ in model.parameters()]
+    t0 = time.perf_counter()
     for i in range(0, n, bs):
+        if i == bs and allowed_s is not None:
+            projected = (time.perf_counter() - t0) * math.ceil(n / bs)
+            if projected > allowed_s:
+                raise OverBudget("BackPACK DiagHessian", projected, allowed_s)
         out = loss(model(X[i : i + bs]), Y[i : i + bs])
         with warnings.catch_warnings(), backpack(DiagHessian()):
             # torch warns that its full backward hooks fire with no input requiring grad: BackPACK's own design
