@@ -181,6 +181,7 @@ def weighted_l1_min(
     tol: float = 1e-10,
     maxiter: int = 80,
     progress: Callable[[int, dict], None] | None = None,
+    gram_factor: tuple | None = None,
 ) -> L1Result:
     r"""Solve :math:`\min_b\sum_j w_j|b_j|` subject to :math:`\Phi b = y` (weights :math:`w_j > 0`).
 
@@ -192,6 +193,9 @@ def weighted_l1_min(
     tol : relative primal/dual infeasibility and duality gap at which the interior point stops.
     maxiter : iteration limit; on reaching it the best iterate is returned with ``converged=False``.
     progress : optional callback ``progress(iteration, stats)``.
+    gram_factor : optional ``scipy.linalg.cho_factor`` of ``Phi @ Phi.T`` (unshifted), when the caller has it
+        (``numerics.flat.duality.full_rank_check``): used for the starting point and the final least-norm
+        correction instead of factoring ΦΦᵀ again.
 
     Returns
     -------
@@ -224,7 +228,7 @@ def weighted_l1_min(
 
     # Mehrotra's starting point: least-norm x, ν = 0 (A c = 0 here), z = c, shifted to be interior.
     try:
-        G = shifted_cholesky(Phi @ Phi.T)
+        G = shifted_cholesky(Phi @ Phi.T) if gram_factor is None else gram_factor
     except np.linalg.LinAlgError:
         raise ValueError(f"Phi: Φ Φᵀ cannot be factored; Φ has rank < n = {n} (a zero row?)") from None
     u = sla.cho_solve(G, ys, check_finite=False) / 2.0
