@@ -8,11 +8,13 @@ LP (issue 14, the fair baseline): every general solver in ``LP_SOLVERS`` (HiGHS'
 interior point through ``scipy.optimize.linprog``; Clarabel through its own API) runs on the suite's split LP,
 each in its own child process with a time limit, timed from the raw inputs like the suite. A solver counts as
 correct when it reports optimal and its objective is within ``LP_AGREE`` of the suite's certified value; the
-fastest correct one is the row's baseline. A solver that fails, times out or disagrees gets its reason and no
-ratio. The ratio baseline/suite is the median of per-pair ratios with its min–max (the first round's pair, plus
-interleaved pairs, order alternating, while they fit ``PAIR_BUDGET``), with the CPU-time ratio beside it and
-``headline`` False when the spread exceeds ``harness.SPREAD_MAX``. Power cone: cvxpy + Clarabel (the suite's
-``method="clarabel"``), one run.
+fastest correct one is the row's baseline. The solvers race (``LP_RACE``): each one after the first is stopped at
+1.5× the fastest correct time so far, which cannot change the winner and bounds the cost; the section has its own
+time allotment (``FLAT_ALLOT_S``), and a solver it leaves no time for says so. A solver that fails, times out, is
+stopped or disagrees gets its reason and no ratio. The ratio baseline/suite is the median of per-pair ratios with
+its min–max (the first round's pair, plus interleaved pairs, order alternating, while they fit ``PAIR_BUDGET``),
+with the CPU-time ratio beside it and ``headline`` False when the spread exceeds ``harness.SPREAD_MAX``. Power
+cone: cvxpy + Clarabel (the suite's ``method="clarabel"``), one run.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def flattest_section(bench: Bench):
     _import_lp_solvers()
     g = bench.grid
     rows = []
+    t_end = min(bench.deadline, time.perf_counter() + FLAT_ALLOT_S[0 if bench.quick else 1])
     for act, grid in (("relu", g.flat_lp), ("relu_power:2", g.flat_pc)):
         last = None
         base: dict[str, Any] = {"method": "clarabel", "last": None}  # the power cone's baseline
@@ -51,6 +54,10 @@ def flattest_section(bench: Bench):
             y = np.maximum(X @ u, 0) + 0.1 * rng.standard_normal(n)
             row = {"activation": act, "n": n, "m": m, "d": g.flat_d}
             is_target = act == "relu" and (n, m) == (1000, 10000)  # issue 5's LP size always runs
+            if not is_target and time.perf_counter() > t_end:
+                row.update(skipped=True, reason="not run: the flatness section's time allotment is spent")
+                rows.append(row)
+                continue
             if last is not None and last[2] > 2.0 and not is_target:  # extrapolate ∝ n·m
                 est = last[2] * (n * m) / (last[0] * last[1])
                 if est > (60 if bench.quick else 300):
@@ -67,9 +74,9 @@ def flattest_section(bench: Bench):
                 row.update(out)
                 last = (n, m, out["seconds"])
                 if act == "relu":
-                    _lp_baselines(bench, row, (Th, X, y, act), lp_last, always=is_target)
+                    _lp_baselines(bench, row, (Th, X, y, act), lp_last, always=is_target, t_end=t_end)
                 else:
-                    _baseline(bench, row, (Th, X, y, act), base, always=is_target)
+                    _baseline(bench, row, (Th, X, y, act), base, always=is_target, t_end=t_end)
             rows.append(row)
             bench.log(
                 f"flatness {act} n={n} m={m}: {row.get('seconds', row.get('error', '-'))}"
@@ -111,15 +118,21 @@ def flattest_section(bench: Bench):
             )
 
 
-def _baseline(bench: Bench, row: dict[str, Any], args: tuple, base: dict[str, Any], always: bool) -> None:
+def _baseline(
+    bench: Bench, row: dict[str, Any], args: tuple, base: dict[str, Any], always: bool, t_end: float = math.inf
+) -> None:
     """The power cone's general-purpose solver (cvxpy + Clarabel, ``method="clarabel"``) on the same problem.
 
-    Skipped (with the reason) where the previous size already predicts more than the time limit,
-    except on the issue's target size, where it always runs, with a longer limit.
+    Skipped (with the reason) where the previous size already predicts more than the time limit (the issue's
+    target size excepted), or where what is left of the section's time allotment (``t_end``) is below the limit.
     """
-    limit = 30.0 if bench.quick else (240.0 if always else 120.0)
+    limit = 30.0 if bench.quick else (240.0 if always else 60.0)
     n, m = row["n"], row["m"]
     row["baseline_solver"] = "cvxpy + Clarabel"
+    if t_end - time.perf_counter() < limit:
+        row["baseline_reason"] = (f"not run: less than its {limit:.0f} s limit is left of the flatness section's "
+                                  "time allotment")
+        return
     prev = base["last"]
     if prev is not None and not always:
         pn, pm, ps = prev
@@ -144,35 +157,65 @@ def _baseline(bench: Bench, row: dict[str, Any], args: tuple, base: dict[str, An
 
 PAIR_BUDGET = (10.0, 90.0)  # seconds (quick, full) of extra interleaved (suite, best baseline) pairs per row
 PAIR_ROUNDS = 3  # at most, including the first round's pair
+# The section's share of the bench's time (s; quick, full): rows, baselines and pairs stop starting past it.
+FLAT_ALLOT_S = (40.0, 280.0)
+# The race: the solvers run in LP_ORDER, and each one after the first is stopped at LP_RACE × the fastest correct
+# solver's time so far (+ 1 s for the child's start): stopped there it is slower than that one, so it cannot be
+# the baseline (the fastest correct).
+# The order changes what the section costs, never which solver wins: the interior point methods first, whose
+# iteration count stays flat with size (8 to 22 here), the simplex last, whose count grows with n (1361 at n = 300,
+# 3794 at n = 10³).
+LP_ORDER = ("highs-ipm", "clarabel", "highs-ds", "highs")
+LP_RACE = 1.5
 
 
-def _lp_baselines(bench: Bench, row: dict[str, Any], args: tuple, last: dict[str, tuple], always: bool) -> None:
-    """Every LP_SOLVERS entry on the row's split LP; the fastest correct one is the baseline (see the module doc).
+def _lp_baselines(
+    bench: Bench, row: dict[str, Any], args: tuple, last: dict[str, tuple], always: bool, t_end: float = math.inf
+) -> None:
+    """Every LP_SOLVERS entry on the row's split LP, raced (see ``LP_RACE``); the fastest correct one is the baseline.
 
     Writes ``row["lp_baselines"]`` ({solver: its run or its reason}) and, for the best correct solver,
     ``baseline_solver``, ``baseline_s``, ``baseline_cpu_s``, ``speedup`` (median per-pair ratio) and
     ``speedup_pairs`` (the summary); with none correct, ``baseline_reason`` (and ``speedup_lower`` when every
-    solver ran into the limit). A solver whose previous size took or predicted more than the limit (∝ n·m) is not
-    run, except at the issue's target size.
+    solver ran into the row's limit). Not run, each with its reason: a solver whose previous size took or predicted
+    more than the limit (∝ n·m; except at the issue's target size); HiGHS's default where at every earlier size it
+    ran the dual simplex (the same iterations as highs-ds); any solver once the section's time (``t_end``, a
+    ``time.perf_counter`` value) is spent.
     """
-    limit = 30.0 if bench.quick else (240.0 if always else 120.0)
+    row_limit = 30.0 if bench.quick else (240.0 if always else 120.0)
     n, m = row["n"], row["m"]
     runs: dict[str, dict[str, Any]] = {}
-    for name, solver in LP_SOLVERS.items():
+    best_s = math.inf
+    names = {solver: name for name, solver in LP_SOLVERS.items()}
+    for solver in LP_ORDER:
+        name = names[solver]
         prev = last.get(name)
         if prev is not None and not always:
             pn, pm, ps = prev
             est = ps * (n * m) / (pn * pm) if ps is not None else math.inf
-            if est > limit:
+            if est > row_limit:
                 why = "timed out" if ps is None else f"took {ps:.0f} s"
-                runs[name] = {"reason": f"not run: it {why} at ({pn}, {pm}), predicting > {limit:.0f} s here"}
+                runs[name] = {"reason": f"not run: it {why} at ({pn}, {pm}), predicting > {row_limit:.0f} s here"}
                 continue
+        if solver == "highs" and last.get("highs_is_ds"):
+            runs[name] = {"reason": "not run: at every smaller size HiGHS's default chose the dual simplex (the same "
+                                    "iteration count and objective as highs-ds, timed in the row)"}
+            continue
+        left = t_end - time.perf_counter()
+        race = LP_RACE * best_s + 1.0  # plus a second for the child's start
+        limit = min(row_limit, race, left)
+        if left < 1.0:
+            runs[name] = {"reason": "not run: the flatness section's time allotment is spent"}
+            continue
         load0 = os.getloadavg()[0]
         out = run_with_timeout(_lp_job, (*args, solver, limit), limit + 10.0)  # its own limit, then the kill
-        rec: dict[str, Any] = {"load_before": load0, "load_after": os.getloadavg()[0]}
+        rec: dict[str, Any] = {"load_before": load0, "load_after": os.getloadavg()[0], "limit_s": limit}
+        stop = (f"stopped at {limit:.1f} s = {LP_RACE:g}× the fastest correct solver so far + 1 s: slower, so not "
+                "the baseline") if limit == race else (
+                f"timed out after {limit:.0f} s" + (" (the section's time allotment)" if limit == left else ""))
         if "timeout" in out:
-            rec["reason"], rec["timed_out"] = f"timed out after {limit:.0f} s (stopped)", True
-            last[name] = (n, m, None)
+            rec["reason"], rec["timed_out"] = stop + " (killed)", True
+            last[name] = (n, m, None) if limit == row_limit else (n, m, limit)  # a race stop: a lower bound
         elif "error" in out:
             rec["reason"] = out["error"]
         else:
@@ -180,24 +223,30 @@ def _lp_baselines(bench: Bench, row: dict[str, Any], args: tuple, last: dict[str
             rec["value_rel_diff"] = abs(out["value"] - row["value"]) / abs(row["value"])
             if not out["optimal"]:
                 timed = out["seconds"] >= 0.95 * limit
-                rec["reason"] = (f"timed out after {limit:.0f} s (its own limit): " if timed else "not optimal: ") + \
-                    str(out["status"])[:120]
+                rec["reason"] = (stop + " (its own limit): " if timed else "not optimal: ") + str(out["status"])[:120]
                 rec["timed_out"] = timed
-                last[name] = (n, m, None if timed else out["seconds"])
+                last[name] = (n, m, None if timed and limit == row_limit else out["seconds"])
             else:
                 last[name] = (n, m, out["seconds"])
                 if not rec["value_rel_diff"] <= LP_AGREE:
                     rec["reason"] = (f"wrong: objective {out['value']:.12g} differs from the suite's certified "
                                      f"{row['value']:.12g} by {rec['value_rel_diff']:.1e} relative > {LP_AGREE:g}")
             rec["correct"] = "reason" not in rec
+            if rec["correct"]:
+                best_s = min(best_s, out["seconds"])
         runs[name] = rec
-    row["lp_baselines"] = runs
+    ds, dflt = runs.get(names["highs-ds"], {}), runs.get(names["highs"], {})
+    if "iterations" in dflt:  # the default ran here: does it still resolve to the dual simplex?
+        last["highs_is_ds"] = last.get("highs_is_ds", True) and dflt["iterations"] == ds.get("iterations") and \
+            dflt.get("value") == ds.get("value")
+    row["lp_baselines"] = {name: runs[name] for name in LP_SOLVERS if name in runs}
     ok = {k: r for k, r in runs.items() if r.get("correct")}
     if not ok:
         row["baseline_solver"] = "best general LP solver"
-        row["baseline_reason"] = "none correct: " + "; ".join(f"{k}: {r['reason']}" for k, r in runs.items())
+        row["baseline_reason"] = "none correct: " + "; ".join(
+            f"{k}: {r['reason']}" for k, r in row["lp_baselines"].items())
         if all(r.get("timed_out") for r in runs.values()):  # a bound, not a ratio: every solver ran out of time
-            row["speedup_lower"] = limit / row["seconds"]
+            row["speedup_lower"] = min(r["limit_s"] for r in runs.values()) / row["seconds"]
         return
     best = min(ok, key=lambda k: ok[k]["seconds"])
     b = ok[best]
@@ -208,12 +257,12 @@ def _lp_baselines(bench: Bench, row: dict[str, Any], args: tuple, last: dict[str
     budget = PAIR_BUDGET[0] if bench.quick else PAIR_BUDGET[1]
     spent, per_pair = 0.0, b["seconds"] + row["seconds"]
     for r in range(1, PAIR_ROUNDS):
-        if spent + per_pair > budget:
+        if spent + per_pair > budget or time.perf_counter() + per_pair > t_end:
             break
         got = {}
-        order = [("base", _lp_job, (*args, LP_SOLVERS[best], limit)), ("ours", _flattest_job, args)]
+        order = [("base", _lp_job, (*args, LP_SOLVERS[best], row_limit)), ("ours", _flattest_job, args)]
         for who, fn, a in order if r % 2 else order[::-1]:
-            out = run_with_timeout(fn, a, limit + 10.0)
+            out = run_with_timeout(fn, a, row_limit + 10.0)
             if "seconds" not in out or (who == "base" and not out.get("optimal")):
                 break
             got[who] = out
@@ -238,7 +287,8 @@ def _lp_baselines(bench: Bench, row: dict[str, Any], args: tuple, last: dict[str
         "headline": len(rs) >= 2 and spread <= SPREAD_MAX,
     }
     if len(rs) < 2:
-        summ["why_no_headline"] = "one pair only (a further pair would not fit the section's pair budget)"
+        summ["why_no_headline"] = ("one pair only (a further pair would not fit the section's pair budget of "
+                                   f"{budget:.0f} s or its time allotment)")
     elif spread > SPREAD_MAX:
         summ["why_no_headline"] = f"per-pair ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
     row["speedup"], row["speedup_pairs"] = summ["ratio_median"], summ
