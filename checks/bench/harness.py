@@ -444,6 +444,10 @@ class Bench:
         """True when ``need`` more seconds would pass the run's time budget."""
         return time.perf_counter() + need > self.deadline
 
+    def seconds_left(self, *, floor: float = 0.0, cap: float = math.inf) -> float:
+        """What is left of the run's time budget, clamped to [floor, cap] (inf without a budget, then cap)."""
+        return max(floor, min(cap, self.deadline - time.perf_counter()))
+
     # -- machine ------------------------------------------------------------------------------------
     def machine(self):
         import torch

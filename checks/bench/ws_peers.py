@@ -190,11 +190,10 @@ def mnist_section(bench: Bench):
         )
     bench.data["mnist"] = r  # kept if a peer below fails
     bench.log(f"mnist: closed {r['closed_s']:.1f}s wall, {r['closed_cpu_s']:.1f}s CPU, {r['closed_mem_rss_gb']:.2f} GB")
-    left = bench.deadline - time.perf_counter()  # the peers get what the run's budget has left, at most 300 s each
-    if avail["backpack"] is None:
+    if avail["backpack"] is None:  # the peers get what the run's budget has left, at least 30 s, at most 300 s each
         t0, c0 = time.perf_counter(), time.process_time()
         # DiagHessian materialises an (rows, N, N) tensor (31 GB for one batch of 60 000 at N = 256): batches of 1000
-        allowed = max(30.0, min(300.0, left / 2))
+        allowed = max(30.0, bench.seconds_left(cap=600.0) / 2)
         try:
             bmem, _, bp = rss_peak(lambda: P.backpack_diag(net, batch=1000, allowed_s=allowed))
         except P.OverBudget as exc:
@@ -221,7 +220,7 @@ def mnist_section(bench: Bench):
         wt, ct, _ = P.timed(lambda: P.curvlinops_estimate(op, "hutchinson", k_try, seed=bench.seed))
         per = wt / k_try
         k = r["probes_for_1pct"]
-        budget = 60.0 if bench.quick else max(30.0, min(300.0, bench.deadline - time.perf_counter()))
+        budget = 60.0 if bench.quick else bench.seconds_left(floor=30.0, cap=300.0)
         cv: dict[str, Any] = {"probes": k, "seconds_per_product": per, "cpu_s_per_product": ct / k_try}
         if k * per <= budget and k < D:
             wt, ct, est = P.timed(lambda: P.curvlinops_estimate(op, "hutchinson", k, seed=bench.seed))
