@@ -91,6 +91,12 @@ def headline_table(data: Data, targets: Targets) -> str:
     return "\n".join(lines)
 
 
+def _rounds_text(s: dict[str, Any]) -> str:
+    """'1.2× (1.1–1.3×, 5 rounds)', or with 'no headline: ...' when the spread is too wide."""
+    txt = f"{s['ratio_median']:.3g}× ({s['ratio_min']:.3g}–{s['ratio_max']:.3g}×, {s['pairs']} rounds)"
+    return txt if s["headline"] else f"{txt}; no headline: {s['why_no_headline']}"
+
+
 def _ws_headline(data: Data) -> list[str]:
     h, mn = data.get("headline", {}), data.get("mnist", {})
     lines = []
@@ -103,7 +109,10 @@ def _ws_headline(data: Data) -> list[str]:
         lines.append(
             f"| same, vs roofline ({h.get('gemm_gflops', 0):.1f} GFLOP/s, "
             f"{h.get('triad_gbs', 0):.1f} GB/s) | {fmt(h['closed_s'], ' s')} | roofline "
-            f"{fmt(h['roofline_s'], ' s')} | {fmt(h['closed_over_roofline'], '×')} |"
+            f"{fmt(h['roofline_s'], ' s')} | "
+            + (_rounds_text(h["closed_over_roofline_rounds"]) if "closed_over_roofline_rounds" in h
+               else fmt(h["closed_over_roofline"], "×"))
+            + " |"
         )
     if mn and "closed_cpu_s" in mn:
         bp, cv = mn.get("backpack", {}), mn.get("curvlinops_hutchinson", {})
@@ -118,7 +127,10 @@ def _ws_headline(data: Data) -> list[str]:
                 if cv
                 else ""
             )
-            + " | one run each |"
+            + " | "
+            + (f"BackPACK/closed {bp['seconds'] / mn['closed_s']:.3g}× (one pair: no headline, a second pair "
+               "would cost minutes)" if "seconds" in bp else "one run")
+            + " |"
         )
     pe = data.get("peers", {}).get("rows", {})
     for name in ("BackPACK DiagHessian", "curvlinops Hutchinson", "curvlinops XTrace", "PyHessian trace()"):
@@ -324,7 +336,10 @@ def ws_roofline(data: Data, targets: Targets) -> list[str]:
             f"{h.get('gemm_gflops', math.nan):.1f} GFLOP/s, triad {h.get('triad_gbs', math.nan):.1f} GB/s) "
             f"that is {h['roofline_flop_s']:.3g} s + "
             f"{h['roofline_mem_s']:.3g} s = {h['roofline_s']:.3g} s; measured {h['closed_s']:.3g} s "
-            f"(**{h['closed_over_roofline']:.2f}×** the roofline, "
+            f"(**{h['closed_over_roofline']:.2f}×** the roofline"
+            + (f"; per round, against that round's own rates, {_rounds_text(h['closed_over_roofline_rounds'])}"
+               if "closed_over_roofline_rounds" in h else "")
+            + f", "
             f"{h['achieved_gflops']:.1f} GFLOP/s achieved)"
             + (
                 f"; the torch backend of the same kernels {h['closed_torch_s']:.3g} s "
