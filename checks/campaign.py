@@ -27,8 +27,9 @@ factory and its arguments, e.g. a planted-bug copy) or, failing that, by value.
 
 Every shard runs to its own first confirmed hit (or its budget), so ``examples`` of a merged result is the sum of
 the shards' own counts; no shard is cancelled because another found something (that would make the result depend
-on timing). The journal is keyed by (property name, seed, budget, shards): ``--resume`` after the property's code
-changed reuses the old summaries, so resume only the campaign you interrupted.
+on timing). The journal is keyed by (property name, seed, budget, shards, the property's ``revision``): a revision
+raised with a change to the screen or the confirmation starts a fresh journal; other code changes are not seen,
+so resume only the campaign you interrupted.
 
 E levels run their independent (seed, size) runs through :func:`sweep`: Dask tasks when ``verify`` has
 ``--workers``/``--scheduler``, else the plain loop they always were.
@@ -238,8 +239,8 @@ def _atomic_write(path: Path, text: str) -> None:
 class Journal:
     """Finished shards of one property's campaign, one JSON file each, under ``root``."""
 
-    def __init__(self, root: Path, prop: str, seed: int, budget: int, shards: int):
-        tag = f"{prop.replace('/', '_')}-seed{seed}-n{budget}-s{shards}"
+    def __init__(self, root: Path, prop: str, seed: int, budget: int, shards: int, revision: int = 1):
+        tag = f"{prop.replace('/', '_')}-seed{seed}-n{budget}-s{shards}" + (f"-r{revision}" if revision > 1 else "")
         self.dir = Path(root) / tag
 
     def path(self, index: int) -> Path:
@@ -379,7 +380,7 @@ class Campaign:
         jobs, done, journals = [], {}, {}
         for p, seed, n in zip(refs, seeds, budgets, strict=True):
             k = self.shards or default_shards(n)
-            j = Journal(journal_root, p.name, seed, n, k)
+            j = Journal(journal_root, p.name, seed, n, k, p.local.revision)
             journals[p.name] = j
             if self.resume:
                 done[p.name] = j.done()

@@ -49,6 +49,9 @@ class Property:
     to_json: Callable[[Any], Any] = jsonable
     from_json: Callable[[Any], Any] | None = None  # for ``python -m checks replay``
     budget: int = 200  # default examples
+    # raised whenever the screen or the confirmation changes what a shard finds: a campaign's journal is keyed by
+    # it, so ``--resume`` never mixes shards of two revisions (ws.bound/moments: 2, its proved arb confirmation)
+    revision: int = 1
 
     def __post_init__(self):
         PROPERTIES.setdefault(self.name, self)  # the first (the module-level real one) keeps the name

@@ -11,7 +11,7 @@ from flint import arb, ctx
 from numerics._derived import ws as kernels
 from numerics.ws import _arb, ce_hessian_moments
 from numerics.ws.activations import get_activation
-from numerics.ws.moments import _moments, validate_net
+from numerics.ws.moments import PrecisionWarning, _moments, validate_net
 
 
 def _net(kind: str, act: str):
@@ -89,12 +89,52 @@ def test_guard_bits_are_doubled_until_the_ball_fixes_dps_digits():
     assert prec > _arb.bits_for(50) + 1 and _arb.accurate(tr, 50) and _arb.accurate(tr2, 50)
 
 
-def test_mpmath_fallback_when_arb_cannot_fix_the_digits(monkeypatch):
+def test_wide_balls_are_returned_with_their_radius_and_a_warning(monkeypatch):
+    """Balls that never fix dps digits are not replaced by uncertified mpmath digits: the midpoints come back with
+    the radii that bound them, and a PrecisionWarning (the former fallback presented 3 digits as 50)."""
+    args, bias, act, _ = _net("generic", "gelu")
+    ref = ce_hessian_moments(*args, act, dps=80, _dps_engine="mpmath")
+    monkeypatch.setattr(_arb, "accurate", lambda x, dps: False)
+    with pytest.warns(PrecisionWarning, match="fix only about"):
+        got = ce_hessian_moments(*args, act, dps=50)
+    assert got.backend == "arb" and got.radius is not None
+    with mpmath.workdps(80):  # the radius bounds the rounding to 50 digits tightly: allow the reference's own 80
+        eps = mpmath.mpf(10) ** -75
+        assert abs(got.trace - ref.trace) <= got.radius[0] + eps * abs(ref.trace)
+        assert abs(got.trace_sq - ref.trace_sq) <= got.radius[1] + eps * ref.trace_sq
+
+
+def test_mpmath_fallback_only_for_balls_that_are_not_finite(monkeypatch):
     args, bias, act, _ = _net("generic", "gelu")
     ref = ce_hessian_moments(*args, act, dps=50, _dps_engine="mpmath")
-    monkeypatch.setattr(_arb, "accurate", lambda x, dps: False)
-    got = ce_hessian_moments(*args, act, dps=50)
-    assert got.radius is None and got.trace == ref.trace and got.trace_sq == ref.trace_sq
+    monkeypatch.setattr(_arb, "moments_arb", lambda *a, **k: (arb("inf"), arb("inf"), True, 0))
+    with pytest.warns(PrecisionWarning, match="not certified"):
+        got = ce_hessian_moments(*args, act, dps=50)
+    assert got.backend == "mpmath" and got.radius is None and got.trace == ref.trace and got.trace_sq == ref.trace_sq
+
+
+# the ws.bound campaign's reproducer (reports/counterexamples/ws.bound_moments-fd2090dacb.json): GELU, no biases, six
+# equal samples at pre-activation −26.2 with balanced labels, so Σ_i r_i tr K_i cancels to about 155 digits
+_DEEP = (np.array([[2.99, 2.99, 2.99]]), None, np.array([-0.000286767569564]), None,
+         np.tile([-0.000867675695637, -0.0867675695637, -8.67675695637], (6, 1)), np.array([0.0, 1.0] * 3))
+
+
+def test_a_cancellation_deeper_than_the_former_guard_bits_gets_its_digits():
+    """Independent truth: sympy's dense Hessian in mpmath at 400 digits (at 60 and at 130 digits it gives the same
+    wrong tr H, 2.2671e-300; the closed form's former fallback gave 2.2768e-300, both presented as 50 digits)."""
+    from numerics.ws.reference import ce_hessian_moments_arb, ce_hessian_mpmath, mp_trace_moments
+
+    tr, tr2 = mp_trace_moments(ce_hessian_mpmath(*_DEEP, "gelu", bias=False, dps=400), 400)
+    got = ce_hessian_moments(*_DEEP, "gelu", bias=False, dps=50)
+    assert got.backend == "arb" and _digits(got.trace, tr) >= 49 and _digits(got.trace_sq, tr2) >= 49
+    assert got.radius[0] <= abs(got.trace) * mpmath.mpf(10) ** -49
+    ref = ce_hessian_moments_arb(*_DEEP, "gelu", bias=False, dps=60)  # the falsifier's proved reference
+    with mpmath.workdps(60):
+        assert ref["trace"].contains(_arb.from_mpf(+tr)) is not None
+        assert _digits(_arb.to_mpf(ref["trace"]), tr) >= 55 and _digits(_arb.to_mpf(ref["trace_sq"]), tr2) >= 55
+    with mpmath.workdps(60):  # the fixed-precision reference really is the one that fails here
+        lo = mp_trace_moments(ce_hessian_mpmath(*_DEEP, "gelu", bias=False, dps=130), 130)[0]
+        assert _digits(lo, tr) < 3
 
 
 def test_sympy_activation_uses_mpmath_tables_and_reports_no_radius():

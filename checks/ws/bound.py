@@ -5,7 +5,8 @@ Hessian. F: λ_max of the dense reference against λ_sup, and λ_sup's inputs (t
 reference's, with an injectable ``moments_fn``. The float screen is ``sympy.hessian`` of the per-sample loss
 lambdified to numpy (:func:`numerics.ws.reference.ce_hessian_numpy`: 12–20× cheaper per example than torch.func
 on these tiny nets, and accurate in the saturated tails where torch.func's float64 Hessian is off by up to 3%);
-the confirmation is the same derivative lambdified to mpmath at 60 digits (``eigsy``).
+the confirmation is the same derivative lambdified to mpmath at 60 digits (``eigsy``) for the bound, and evaluated
+in arb balls (proved distances, :func:`_proved_gap`) for λ_sup's inputs tr H, tr H².
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from checks.tol import TOL
 from checks.ws.cases import small_cases
 from checks.ws.strategies import NetCase, ce_nets
 from numerics.ws import ce_hessian_moments
-from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_numpy, ce_hessian_torch, mp_trace_moments
+from numerics.ws.reference import (
+    ce_hessian_moments_arb,
+    ce_hessian_mpmath,
+    ce_hessian_numpy,
+    ce_hessian_torch,
+    mp_trace_moments,
+)
 
 ID = "ws.bound"
 
@@ -84,10 +91,28 @@ def bound_property(moments_fn=ce_hessian_moments) -> Property:
                                 moments_fn)
 
 
-def trace_moments_property(name, strategy, case_type, dense_float, dense_mpmath, moments_fn) -> Property:
+def _proved_gap(value, radius, ball, scale) -> float:
+    """A lower bound on |value − x| / scale over x in the arb ``ball`` and value ± ``radius`` (0 if they meet)."""
+    from flint import arb
+
+    from numerics.ws._arb import from_mpf
+
+    # from_mpf is exact at any precision; mpmath.mpf(value) would round a 50-digit value to the working 15 digits
+    r = from_mpf(radius) if radius is not None else arb(0)
+    lower = arb((from_mpf(value) - ball).abs_lower()) - r
+    return float((lower / scale).lower()) if lower > 0 else 0.0
+
+
+def trace_moments_property(name, strategy, case_type, dense_float, dense_mpmath, moments_fn,
+                           dense_arb=None) -> Property:
     """λ_sup's inputs for one loss (BCE here, softmax CE in :mod:`checks.ws.softmax`): the closed-form
     (tr H, tr H²) equal the dense Hessian's, in every corner, and the reported D is the dense Hessian's dimension
-    (μ = tr H/D and σ use it)."""
+    (μ = tr H/D and σ use it).
+
+    With ``dense_arb`` (BCE: :func:`numerics.ws.reference.ce_hessian_moments_arb`) the confirmation is proved: the
+    reference is a ball containing the exact dense value, the closed form comes with its own radius, and the margin
+    is a lower bound on their relative distance, so a positive one is a disagreement whatever the working
+    precision. Without it (softmax) the reference is the mpmath dense Hessian at ``confirm_dps + 10`` digits."""
 
     def rel(a, b, scale):
         return abs(a - b) / scale
@@ -104,6 +129,20 @@ def trace_moments_property(name, strategy, case_type, dense_float, dense_mpmath,
         s1 = float(np.sum(np.abs(np.diag(H)))) + 1e-300
         return max(rel(m.trace, np.trace(H), s1), rel(m.trace_sq, fro2, fro2 + 1e-300)) - TOL["ws_moments_screen"]
 
+    def confirm_arb(case):
+        from numerics.ws._arb import from_mpf
+
+        dps = TOL["confirm_dps"]
+        ref = dense_arb(*case.args, case.activation, bias=case.bias, dps=dps + 10)
+        m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
+        if m.dim != ref["dim"]:
+            return 1.0
+        rad = m.radius or (None, None)
+        tiny = from_mpf(mpmath.mpf(10) ** -300)
+        return max(_proved_gap(m.trace, rad[0], ref["trace"], ref["abs_diag"] + tiny),
+                   _proved_gap(m.trace_sq, rad[1], ref["trace_sq"], abs(ref["trace_sq"]) + tiny)) \
+            - TOL["ws_confirm_slack"]
+
     def confirm(case):
         dps = TOL["confirm_dps"]
         H = dense_mpmath(*case.args, case.activation, bias=case.bias, dps=dps + 10)
@@ -116,14 +155,15 @@ def trace_moments_property(name, strategy, case_type, dense_float, dense_mpmath,
             return float(max(rel(m.trace, tr, s1), rel(m.trace_sq, tr2, tr2 + mpmath.mpf(10) ** -300))
                          - TOL["ws_confirm_slack"])
 
-    return Property(name, strategy, screen, confirm, case_type.to_json, case_type.from_json, budget=120)
+    return Property(name, strategy, screen, confirm if dense_arb is None else confirm_arb, case_type.to_json,
+                    case_type.from_json, budget=120, revision=1 if dense_arb is None else 2)
 
 
 def moments_property(moments_fn=ce_hessian_moments) -> Property:
     """λ_sup's inputs: the closed-form (tr H, tr H²) equal the dense Hessian's, in every corner, and the reported
     D is the dense Hessian's dimension (μ = tr H/D and σ use it)."""
     return trace_moments_property("ws.bound/moments", ce_nets(), NetCase, ce_hessian_numpy, ce_hessian_mpmath,
-                                  moments_fn)
+                                  moments_fn, dense_arb=ce_hessian_moments_arb)
 
 
 PROPERTIES = (bound_property(), moments_property())

@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -46,8 +47,8 @@ from numerics._derived import ws as ws_kernels
 from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 
-__all__ = ["HessianMoments", "LambdaSupGrad", "WSBounds", "ce_hessian_moments", "lambda_sup_grad", "ws_bounds",
-           "validate_net"]
+__all__ = ["HessianMoments", "LambdaSupGrad", "PrecisionWarning", "WSBounds", "ce_hessian_moments",
+           "lambda_sup_grad", "ws_bounds", "validate_net"]
 
 
 @dataclass(frozen=True)
@@ -331,7 +332,9 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
         result is the closed form of the float64 network to ``dps`` digits, returned as mpmath numbers. The sums
         run in python-flint's arb ball arithmetic (matrix products in ``arb_mat``; 28× less CPU than mpmath
         object arrays at n = 300, (M, N) = (5, 8)) with guard bits that are raised until each ball's relative
-        radius is below 10^-dps / 16 (see :mod:`numerics.ws._arb`); ``.radius`` bounds the error.
+        radius is below 10^-dps / 16 (see :mod:`numerics.ws._arb`; at most :data:`DPS_MAX_DOUBLINGS` doublings);
+        ``.radius`` bounds the error. Where the balls stay wider, the result says so with a
+        :class:`PrecisionWarning` and its radius, rather than present fewer digits as ``dps``.
         ``_dps_engine="mpmath"`` runs the former mpmath object arrays instead (tests compare them).
     block : int, optional
         Rows per block of the sample-pair sums: memory is O(block² + n(M+N)). Default: 1024 for the torch
@@ -384,6 +387,12 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     else:
         kw = dict(bias=bias, n=n, kernels=_kernels, block=int(block), bias_const=const)
         got = _moments_dps_arb(W, b, v, c, X, y, act, int(dps), **kw) if _dps_engine == "arb" else None
+        if got is None and _dps_engine == "arb":
+            import warnings
+
+            warnings.warn(f"dps={dps}: the arb balls are not finite (units saturated beyond arb's exponent range); "
+                          "the mpmath object arrays ran instead, and their digits are not certified (radius None)",
+                          PrecisionWarning, stacklevel=2)
         tr, tr2, radius = got if got is not None else (*_moments_dps_mpmath(W, b, v, c, X, y, act, int(dps), **kw),
                                                        None)
         backend = "arb" if got is not None else "mpmath"
@@ -401,18 +410,48 @@ def _moments_dps_mpmath(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, bi
         return +tr, +tr2
 
 
+class PrecisionWarning(UserWarning):
+    """A ``dps=`` result that does not carry ``dps`` certified digits: see its ``radius`` (None: uncertified)."""
+
+
+DPS_MAX_DOUBLINGS = 6
+"""Guard-bit doublings of the arb path (64 → 4096 bits). Found by the 10⁶-example ws.bound campaign: a GELU net
+with six identical samples at pre-activation −26.2 and balanced labels has Σ r_i tr K_i ≈ 1.5·z·tr K with
+z = v·φ(a) ≈ 10⁻¹⁵⁴, so r_i = σ(z) − y_i cancel to 155 digits; at 3 doublings (512 guard bits) the balls stayed
+wide and the former mpmath fallback returned tr H = 2.27676e-300 as 50 digits, against 2.28639e-300 (sympy's
+dense Hessian at 400 digits). 1024 guard bits fix it (``tests/test_ws_arb.py``)."""
+
+
 def _moments_dps_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, bias: bool, **kw):
     """(tr H, tr H², radius) of the ``dps=`` path in arb: mpmath numbers rounded to ``dps`` digits and, when
-    every table entry is an arb enclosure (a named activation), bounds on their errors. None when the balls did
-    not reach ``dps`` digits within the guard-bit doublings (e.g. every unit saturated beyond arb's exponent
-    range, tables [0 ± 1e-10⁹]): the caller then runs the mpmath path, as before arb."""
+    every table entry is an arb enclosure (a named activation), bounds on their errors.
+
+    When the balls do not reach ``dps`` digits within ``DPS_MAX_DOUBLINGS`` guard-bit doublings but are finite, the
+    rounded midpoints are returned with the radii that bound their errors, and a :class:`PrecisionWarning` says how
+    many digits they fix: never fewer digits presented as ``dps``. None only when a ball is not finite (every unit
+    saturated beyond arb's exponent range, tables [0 ± 1e-10⁹]): the caller then runs the mpmath path, which has
+    no error bound (radius None) and warns."""
+    import warnings
+
     from numerics.ws import _arb
 
-    btr, btr2, rigorous, _ = _arb.moments_arb(W, b, v, c, X, y, act, dps, moments=_moments, bias=bias, **kw)
-    if not (_arb.accurate(btr, dps) and _arb.accurate(btr2, dps)):
+    btr, btr2, rigorous, _ = _arb.moments_arb(W, b, v, c, X, y, act, dps, moments=_moments, bias=bias,
+                                              max_doublings=DPS_MAX_DOUBLINGS, **kw)
+    if not (btr.is_finite() and btr2.is_finite()):
         return None
     (tr, rtr), (tr2, rtr2) = _arb.round_to_dps(btr, dps), _arb.round_to_dps(btr2, dps)
+    if not (_arb.accurate(btr, dps) and _arb.accurate(btr2, dps)):
+        got = min(_digits_fixed(btr), _digits_fixed(btr2))
+        warnings.warn(f"dps={dps}: the arb balls fix only about {got} digits of (tr H, tr H²) after "
+                      f"{DPS_MAX_DOUBLINGS} guard-bit doublings (cancellation in the sums); the radii bound the errors"
+                      + ("" if rigorous else " of the sums only (a SymPy activation's tables have no enclosure)"),
+                      PrecisionWarning, stacklevel=3)
     return tr, tr2, ((rtr, rtr2) if rigorous else None)
+
+
+def _digits_fixed(x) -> int:
+    """Decimal digits a ball fixes (0 if its radius reaches its midpoint)."""
+    return 10**9 if x.is_exact() else max(0, int(int(x.rel_accuracy_bits()) * math.log10(2)))
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,53 @@ def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
     return H
 
 
+def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50, guard_bits: int = 64,
+                           max_doublings: int = 6) -> dict:
+    """(tr H, ‖H‖_F², Σ|H_ii|) of the dense Hessian of :func:`ce_hessian_mpmath`'s ``sympy.hessian`` as arb balls
+    (reference only; the falsifier's confirmation of ws.bound/moments).
+
+    The same generated entries as the mpmath path, evaluated on numpy object arrays of ``flint.arb`` whose unit
+    tables and output terms are arb's enclosures (:func:`numerics.ws._arb.arb_tables`, from the float64 inputs
+    converted exactly), so each ball contains the exact value for a named activation. The evaluation is repeated
+    with the guard bits doubled (at most ``max_doublings`` times) until tr H and ‖H‖_F² fix ``dps`` digits:
+    unlike a fixed-precision mpmath Hessian, a cancellation deeper than the working precision shows up as a wide
+    ball instead of agreeing digits at two precisions (a GELU net with σ(z) − y cancelling to 155 digits gave the
+    same wrong tr H at 60 and at 130 digits). Returns ``{"trace", "trace_sq", "abs_diag", "dim", "rigorous",
+    "prec"}``.
+    """
+    from flint import arb, ctx
+
+    from numerics.ws import _arb
+
+    act = get_activation(activation)
+    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
+    N, M = W.shape
+    n = X.shape[0]
+    fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
+    guard = guard_bits
+    for attempt in range(max_doublings + 1):
+        prec = _arb.bits_for(dps) + guard
+        with ctx.workprec(prec):
+            P, q, r, Xa, _, rigorous = _arb.arb_tables(W, b if bias else None, v, c if bias else None, X, y, act,
+                                                       dps)
+            tables = [np.asarray(t) for t in P]
+            Pl = [tables[o][:, k] for k in range(N) for o in range(3)]
+            theta = np.array([arb(float(t)) for t in _theta(W, b, v, c, bias)], dtype=object)
+            vals = fn(theta, list(np.asarray(Xa).T), Pl, [np.asarray(r), np.asarray(q)])
+            tr = tr2 = ad = arb(0)
+            for (i, j), e in zip(upper, vals, strict=True):
+                e = np.asarray(e, dtype=object)
+                h = (sum(e.tolist(), arb(0)) if e.ndim else arb(e) * n) / n
+                if i == j:
+                    tr, tr2, ad = tr + h, tr2 + h * h, ad + abs(h)
+                else:
+                    tr2 += 2 * h * h
+        if (_arb.accurate(tr, dps) and _arb.accurate(tr2, dps)) or attempt == max_doublings:
+            return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": rigorous, "prec": prec}
+        guard *= 2
+    raise AssertionError("unreachable")
+
+
 def mp_trace_moments(H: mpmath.matrix, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(tr H, ‖H‖_F²) summed at ``dps`` digits."""
     with mpmath.workdps(dps):
