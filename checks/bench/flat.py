@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from checks.bench.harness import SPREAD_MAX, Bench, pyplot, run_with_timeout, save_figure
+from checks.bench.harness import Bench, pyplot, ratio_summary, run_with_timeout, save_figure
 
 
 def flattest_section(bench: Bench):
@@ -273,26 +272,9 @@ def _lp_baselines(
         pairs.append((got["base"]["seconds"] / got["ours"]["seconds"],
                       got["base"]["cpu_seconds"] / max(got["ours"]["cpu_seconds"], 1e-9)))
         spent += got["base"]["seconds"] + got["ours"]["seconds"]
-    rs, rc = [p[0] for p in pairs], [p[1] for p in pairs]
-    spread = max(rs) / min(rs)
-    summ = {
-        "ratio_median": statistics.median(rs),
-        "ratio_min": min(rs),
-        "ratio_max": max(rs),
-        "pairs": len(rs),
-        "spread": spread,
-        "cpu_ratio_median": statistics.median(rc),
-        "cpu_ratio_min": min(rc),
-        "cpu_ratio_max": max(rc),
-        "load_before": load0,
-        "load_after": os.getloadavg()[0],
-        "headline": len(rs) >= 2 and spread <= SPREAD_MAX,
-    }
-    if len(rs) < 2:
-        summ["why_no_headline"] = ("one pair only (a further pair would not fit the section's pair budget of "
-                                   f"{budget:.0f} s or its time allotment)")
-    elif spread > SPREAD_MAX:
-        summ["why_no_headline"] = f"per-pair ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
+    summ = ratio_summary([p[0] for p in pairs], [p[1] for p in pairs], load=(load0, os.getloadavg()[0]),
+                         one=f"one pair only (a further pair would not fit the section's pair budget of {budget:.0f} s "
+                         "or its time allotment)")
     row["speedup"], row["speedup_pairs"] = summ["ratio_median"], summ
 
 

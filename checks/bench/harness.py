@@ -222,30 +222,28 @@ def paired(
     load1 = os.getloadavg()
     summ = {}
     for k, v in rec.items():
-        rs = v["r"]
-        spread = max(rs) / min(rs)
-        s = {
-            "ratio_median": statistics.median(rs),
-            "ratio_min": min(rs),
-            "ratio_max": max(rs),
-            "pairs": len(rs),
-            "spread": spread,
-            "cpu_ratio_median": statistics.median(v["rc"]),
-            "cpu_ratio_min": min(v["rc"]),
-            "cpu_ratio_max": max(v["rc"]),
-            "seconds_median": statistics.median(v["t"]),
-            "cpu_seconds_median": statistics.median(v["c"]),
-            "base_seconds_median": statistics.median(v["tb"]),
-            "load_before": load0[0],
-            "load_after": load1[0],
-            "headline": len(rs) >= 2 and spread <= SPREAD_MAX,
-        }
-        if len(rs) < 2:
-            s["why_no_headline"] = "one pair only (the section's time budget ran out after the first round)"
-        elif spread > SPREAD_MAX:
-            s["why_no_headline"] = f"per-pair ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
-        summ[k] = s
+        summ[k] = ratio_summary(v["r"], v["rc"], load=(load0[0], load1[0]),
+                                one="one pair only (the section's time budget ran out after the first round)")
+        summ[k].update(seconds_median=statistics.median(v["t"]), cpu_seconds_median=statistics.median(v["c"]),
+                       base_seconds_median=statistics.median(v["tb"]))
     return summ, outs
+
+
+def ratio_summary(rs, rc=None, *, load=(None, None), one: str, what: str = "pair") -> dict[str, Any]:
+    """The summary of per-pair (or per-round) ratios every ratio in bench.md is printed from: median, min, max,
+    count, spread, the CPU-time ratios ``rc`` beside them, the load before/after, and ``headline`` False with
+    ``why_no_headline`` (``one`` for a single ratio) when fewer than 2 ran or the spread exceeds ``SPREAD_MAX``."""
+    spread = max(rs) / min(rs)
+    s: dict[str, Any] = {"ratio_median": statistics.median(rs), "ratio_min": min(rs), "ratio_max": max(rs),
+                         "pairs": len(rs), "spread": spread}
+    if rc is not None:
+        s.update(cpu_ratio_median=statistics.median(rc), cpu_ratio_min=min(rc), cpu_ratio_max=max(rc))
+    s.update(load_before=load[0], load_after=load[1], headline=len(rs) >= 2 and spread <= SPREAD_MAX)
+    if len(rs) < 2:
+        s["why_no_headline"] = one
+    elif spread > SPREAD_MAX:
+        s["why_no_headline"] = f"per-{what} ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set the number"
+    return s
 
 
 def ratio_text(s: dict[str, Any]) -> str:

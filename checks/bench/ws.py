@@ -20,7 +20,6 @@ import numpy as np
 from checks.bench.harness import (
     GB,
     MB,
-    SPREAD_MAX,
     Bench,
     fit_exponent,
     fit_power,
@@ -28,6 +27,7 @@ from checks.bench.harness import (
     median_time,
     profile_top,
     pyplot,
+    ratio_summary,
     rss_peak,
     save_figure,
     traced_peak,
@@ -313,18 +313,7 @@ def headline(bench: Bench):
         tc / (cost["flops"] * tg / (2 * s_g**3) + cost["bytes"] * tt / (3 * big.nbytes))
         for tc, tg, tt in zip(per["closed"], per["gemm"], per["triad"], strict=True)
     ]
-    spread = max(rr) / min(rr)
-    roof_rounds = {
-        "ratio_median": statistics.median(rr),
-        "ratio_min": min(rr),
-        "ratio_max": max(rr),
-        "pairs": len(rr),
-        "spread": spread,
-        "load_before": None,
-        "headline": spread <= SPREAD_MAX,
-    }
-    if spread > SPREAD_MAX:
-        roof_rounds["why_no_headline"] = f"per-round ratios spread {spread:.2f}× > {SPREAD_MAX}×: the load set it"
+    roof_rounds = ratio_summary(rr, one="one round only", what="round")
     h = {
         "M": M,
         "N": N,
