@@ -163,10 +163,11 @@ def median_time(fn: Callable[[], Any], *, reps: int, min_total: float = 0.0) -> 
     return statistics.median(ts), out
 
 
-def interleaved(
+def round_robin(
     fns: dict[str, Callable[[], Any]], *, rounds: int, reps: dict[str, int] | None = None
-) -> tuple[dict[str, float], dict[str, Any]]:
-    """Median wall time per contender, measured round-robin (``reps[name]`` rounds at most)."""
+) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """Wall time of every round per contender, measured round-robin (``reps[name]`` rounds at most), and the last
+    outputs."""
     times: dict[str, list[float]] = {k: [] for k in fns}
     outs: dict[str, Any] = {}
     for r in range(rounds):
@@ -176,6 +177,14 @@ def interleaved(
             t0 = time.perf_counter()
             outs[k] = f()
             times[k].append(time.perf_counter() - t0)
+    return times, outs
+
+
+def interleaved(
+    fns: dict[str, Callable[[], Any]], *, rounds: int, reps: dict[str, int] | None = None
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Median wall time per contender, measured round-robin (:func:`round_robin`)."""
+    times, outs = round_robin(fns, rounds=rounds, reps=reps)
     return {k: statistics.median(v) for k, v in times.items()}, outs
 
 

@@ -28,6 +28,7 @@ from checks.bench.harness import (
     profile_top,
     pyplot,
     ratio_summary,
+    round_robin,
     rss_peak,
     save_figure,
     traced_peak,
@@ -296,12 +297,7 @@ def headline(bench: Bench):
         "gemm": lambda: A @ B,
         "triad": lambda: np.add(big, big, out=outb),
     }
-    per: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(max(g.reps, 5)):  # each round: the closed form, its torch backend and the two rates
-        for k, f in fns.items():
-            t0 = time.perf_counter()
-            f()
-            per[k].append(time.perf_counter() - t0)
+    per, _ = round_robin(fns, rounds=max(g.reps, 5))  # each round: the closed form, its torch backend, the rates
     med = {k: statistics.median(v) for k, v in per.items()}
     gemm_rate, bw = 2 * s_g**3 / med["gemm"], 3 * big.nbytes / med["triad"]
     t_flop = cost["flops"] / gemm_rate

@@ -159,26 +159,39 @@ def accurate(x: arb, dps: int) -> bool:
     return x.is_exact() or (x.is_finite() and int(x.rel_accuracy_bits()) >= bits_for(dps) + 4)
 
 
+def until_accurate(evaluate: Callable[[], tuple], dps: int, *, guard_bits: int = 64,
+                   max_doublings: int = 3) -> tuple[tuple, int]:
+    """``evaluate()`` at ``bits_for(dps) + guard_bits`` bits, repeated with the guard bits doubled (at most
+    ``max_doublings`` times) until the balls it returns first, a tuple, all fix ``dps`` digits (:func:`accurate`).
+    Returns (the last call's result, its precision in bits); the last balls whatever their width."""
+    guard = guard_bits
+    for attempt in range(max_doublings + 1):
+        prec = bits_for(dps) + guard
+        with ctx.workprec(prec):
+            out = evaluate()
+        if all(accurate(x, dps) for x in out[0]) or attempt == max_doublings:
+            return out, prec
+        guard *= 2
+    raise AssertionError("unreachable")
+
+
 def moments_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, moments: Callable, bias: bool,
                 guard_bits: int = 64, max_doublings: int = 3, **kw) -> tuple[arb, arb, bool, int]:
     """(tr H ball, tr H² ball, rigorous, bits): ``moments`` (the kernel sums) run on ArbArrays.
 
     Starts at ``bits_for(dps) + guard_bits`` bits; while a result ball does not fix ``dps`` digits
     (:func:`accurate`: cancellation in the sums, or saturated units whose sech² lost bits to their arguments'
-    widths), the whole evaluation is repeated with the guard bits doubled, at most ``max_doublings`` times. The
-    last balls are returned whatever their width: their radii say what was achieved.
+    widths), the whole evaluation is repeated with the guard bits doubled, at most ``max_doublings`` times
+    (:func:`until_accurate`). The last balls are returned whatever their width: their radii say what was achieved.
     """
-    guard = guard_bits
-    for attempt in range(max_doublings + 1):
-        prec = bits_for(dps) + guard
-        with ctx.workprec(prec):
-            P, q, r, Xa, va, rigorous = arb_tables(W, b, v, c, X, y, act, dps)
-            Xt = np.hstack([Xa, arb_array(np.ones((X.shape[0], 1)))]).view(ArbArray) if bias else Xa
-            tr, tr2 = (arb(x) for x in moments(P, q, r, Xt, va, **kw))
-        if (accurate(tr, dps) and accurate(tr2, dps)) or attempt == max_doublings:
-            return tr, tr2, rigorous, prec
-        guard *= 2
-    raise AssertionError("unreachable")
+
+    def evaluate():
+        P, q, r, Xa, va, rigorous = arb_tables(W, b, v, c, X, y, act, dps)
+        Xt = np.hstack([Xa, arb_array(np.ones((X.shape[0], 1)))]).view(ArbArray) if bias else Xa
+        return tuple(arb(x) for x in moments(P, q, r, Xt, va, **kw)), rigorous
+
+    ((tr, tr2), rigorous), prec = until_accurate(evaluate, dps, guard_bits=guard_bits, max_doublings=max_doublings)
+    return tr, tr2, rigorous, prec
 
 
 def round_to_dps(x: arb, dps: int) -> tuple[mpmath.mpf, mpmath.mpf]:

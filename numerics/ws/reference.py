@@ -254,7 +254,7 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
     same wrong tr H at 60 and at 130 digits). Returns ``{"trace", "trace_sq", "abs_diag", "dim", "rigorous",
     "prec"}``.
     """
-    from flint import arb, ctx
+    from flint import arb
 
     from numerics.ws import _arb
 
@@ -263,28 +263,26 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
     N, M = W.shape
     n = X.shape[0]
     fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
-    guard = guard_bits
-    for attempt in range(max_doublings + 1):
-        prec = _arb.bits_for(dps) + guard
-        with ctx.workprec(prec):
-            P, q, r, Xa, _, rigorous = _arb.arb_tables(W, b if bias else None, v, c if bias else None, X, y, act,
-                                                       dps)
-            tables = [np.asarray(t) for t in P]
-            Pl = [tables[o][:, k] for k in range(N) for o in range(3)]
-            theta = np.array([arb(float(t)) for t in _theta(W, b, v, c, bias)], dtype=object)
-            vals = fn(theta, list(np.asarray(Xa).T), Pl, [np.asarray(r), np.asarray(q)])
-            tr = tr2 = ad = arb(0)
-            for (i, j), e in zip(upper, vals, strict=True):
-                e = np.asarray(e, dtype=object)
-                h = (sum(e.tolist(), arb(0)) if e.ndim else arb(e) * n) / n
-                if i == j:
-                    tr, tr2, ad = tr + h, tr2 + h * h, ad + abs(h)
-                else:
-                    tr2 += 2 * h * h
-        if (_arb.accurate(tr, dps) and _arb.accurate(tr2, dps)) or attempt == max_doublings:
-            return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": rigorous, "prec": prec}
-        guard *= 2
-    raise AssertionError("unreachable")
+
+    def evaluate():
+        P, q, r, Xa, _, rigorous = _arb.arb_tables(W, b if bias else None, v, c if bias else None, X, y, act, dps)
+        tables = [np.asarray(t) for t in P]
+        Pl = [tables[o][:, k] for k in range(N) for o in range(3)]
+        theta = np.array([arb(float(t)) for t in _theta(W, b, v, c, bias)], dtype=object)
+        vals = fn(theta, list(np.asarray(Xa).T), Pl, [np.asarray(r), np.asarray(q)])
+        tr = tr2 = ad = arb(0)
+        for (i, j), e in zip(upper, vals, strict=True):
+            e = np.asarray(e, dtype=object)
+            h = (sum(e.tolist(), arb(0)) if e.ndim else arb(e) * n) / n
+            if i == j:
+                tr, tr2, ad = tr + h, tr2 + h * h, ad + abs(h)
+            else:
+                tr2 += 2 * h * h
+        return (tr, tr2), (ad, rigorous)
+
+    ((tr, tr2), (ad, rigorous)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
+                                                            max_doublings=max_doublings)
+    return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": rigorous, "prec": prec}
 
 
 def mp_trace_moments(H: mpmath.matrix, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
