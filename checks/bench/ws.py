@@ -52,14 +52,14 @@ def dim_of(M: int, N: int) -> int:
 
 
 def closed_form_cost(n: int, M: int, N: int, block: int = 256) -> dict[str, float]:
-    """Flops of the GEMMs and bytes of the block-sized elementwise passes of ``numerics.ws.moments._moments``.
+    """Flops of the GEMMs and bytes of the block-sized elementwise passes of ``numerics.ws.moments._pair_sums_f64``.
 
-    Counted from the code as of 4a6081f (pair sums grouped by the power of G, gKg's and KK's G² terms
-    sharing their right factor r∘φ″; bias=True): per pair of blocks (I ≤ J) one Gram GEMM (K = M+1),
-    2 GEMMs with K = N in gg, and one (b×b)·(b×N) G² product per orientation (one on the diagonal).
-    Elementwise traffic per b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs and 3
-    temporaries, S², G² (8); reads gg 5, S² 1, qᵀS²q 1, G² 1 and one per G² product (2 off the
-    diagonal, 1 on it). The O(n(M+1)N) G-linear terms and the per-sample tables are omitted.
+    Counted from the code (pair sums grouped by the power of G, gKg's and KK's G² terms sharing their right factor
+    r∘φ″; bias=True, so g_i·g_j's p = 0 GEMM has the output-bias column of ones): per pair of blocks (I ≤ J) one
+    Gram GEMM (K = M+1), gg's GEMMs with K = N+1 and K = N, and one (b×b)·(b×N) G² product per orientation (one
+    on the diagonal). Elementwise traffic per b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs, T∘G,
+    S + T, S², G² (7); reads T∘G 2, S + T 2, S² 1, S q 1, G² 1 and one per G² product (2 off the diagonal, 1 on
+    it). The O(n(M+1)N) G-linear terms and the per-sample tables are omitted.
     """
     flops = bytes_ = 0.0
     starts = list(range(0, n, block))
@@ -71,8 +71,8 @@ def closed_form_cost(n: int, M: int, N: int, block: int = 256) -> dict[str, floa
             bj = min(block, n - J)
             e = bi * bj
             diag = I == J
-            flops += 2 * e * (M + 1) + 2 * e * N * (3 if diag else 4)
-            bytes_ += 8 * e * (8 + (9 if diag else 10))
+            flops += 2 * e * (M + 1) + 2 * e + 2 * e * N * (3 if diag else 4)
+            bytes_ += 8 * e * (7 + (8 if diag else 9))
     return {"flops": flops, "bytes": bytes_}
 
 

@@ -272,6 +272,16 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
             else:
                 far[p, id(b), id(R)] = [aL, b[:, None] * R]
     far = [(p, aL, bR) for (p, _, _), (aL, bR) in far.items()]
+    f64 = all(isinstance(t, np.ndarray) and t.dtype == np.float64 for t in (*P, q, Xt, v))
+    pairs = _pair_sums_f64 if f64 else _pair_sums
+    acc = acc + pairs(P, q, Xt, v, far, n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
+    return trace, acc / (n * n)
+
+
+def _pair_sums(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_gg):
+    """Σ_ij q_i q_j (g_i·g_j)² + the far (p ≥ 2) bilinear terms, in any array type with ``@`` (float64, mpmath
+    object arrays, arb matrices, torch tensors under autograd): the generated ``gg`` kernel per block pair."""
+    acc = 0
     starts = range(0, n, block)
     for I in starts:
         sI = slice(I, min(I + block, n))
@@ -281,7 +291,7 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
                 continue
             sJ = slice(J, min(J + block, n))
             G = Xt[sI] @ Xt[sJ].T
-            S = kernels.gg(TI, tuple(t[sJ] for t in P), v, G) + bias_const["gg"]
+            S = kernels.gg(TI, tuple(t[sJ] for t in P), v, G) + c_gg
             sym = q[sI] @ (S * S) @ q[sJ]
             acc = acc + (sym if I == J else 2 * sym)
             powers = {}
@@ -290,7 +300,60 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
                 acc = acc + (aL[sI] * (Gp @ bR[sJ])).sum()
                 if I != J:
                     acc = acc + (aL[sJ] * (Gp.T @ bR[sI])).sum()
-    return trace, acc / (n * n)
+    return acc
+
+
+def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_gg):
+    """:func:`_pair_sums` for float64 arrays, with every block-sized result written into buffers made once.
+
+    Why: on this project's 2-core EPYC (OpenBLAS, two threads, b = 256, quiet) ``A @ B.T`` with K = 20 ran at
+    9 GFLOP/s into a new 512 KB array and at 66 GFLOP/s with ``out=`` when timed alone; inside the loop, where the
+    allocator reuses the freed blocks, the gain is smaller: the call at (98, 20), n = 2000 took 17.5 ms against
+    19.2 ms (medians of 23 interleaved pairs, per-pair ratio 0.91, 0.78–1.04). The same terms
+    as the generic loop, from the same generated factors: g_i·g_j = Σ_p G^p ∘ (L_p R_pᵀ) from ``gg_factors``
+    (the factors of one power side by side; the output-bias constant as a column of ones in the p = 0 group),
+    so only the order of the float64 operations differs.
+    """
+    groups: dict[int, list] = {}
+    for p, L, R in kernels.gg_factors(P, P, v):
+        groups.setdefault(p, []).append((L, R))
+    if c_gg:
+        groups.setdefault(0, []).append((np.full((n, 1), float(c_gg)), np.ones((n, 1))))
+    ggLR = {p: (np.hstack([L for L, _ in lr]), np.hstack([R for _, R in lr])) for p, lr in sorted(groups.items())}
+    b2 = min(block, n) ** 2
+    bufG, bufS, bufT = np.empty(b2), np.empty(b2), np.empty(b2)
+    bufGp = np.empty(b2) if far else None
+    acc = 0.0
+    starts = range(0, n, block)
+    for I in starts:
+        sI = slice(I, min(I + block, n))
+        for J in starts:
+            if J < I:
+                continue
+            sJ = slice(J, min(J + block, n))
+            shape = (sI.stop - sI.start, sJ.stop - sJ.start)
+            e = shape[0] * shape[1]
+            G = np.matmul(Xt[sI], Xt[sJ].T, out=bufG[:e].reshape(shape))
+            S = None
+            for p, (L, R) in ggLR.items():
+                T = np.matmul(L[sI], R[sJ].T, out=(bufS if S is None else bufT)[:e].reshape(shape))
+                for _ in range(p):
+                    np.multiply(T, G, out=T)
+                S = T if S is None else np.add(S, T, out=S)
+            np.multiply(S, S, out=S)
+            sym = q[sI] @ (S @ q[sJ])
+            acc += sym if I == J else 2 * sym
+            have = 0  # the power of G now in bufGp
+            for p, aL, bR in far:  # p >= 2 (p = 0, 1 need no pair loop)
+                if have != p:
+                    Gp = np.multiply(G, G, out=bufGp[:e].reshape(shape))
+                    for _ in range(p - 2):
+                        np.multiply(Gp, G, out=Gp)
+                    have = p
+                acc += np.vdot(aL[sI], Gp @ bR[sJ])
+                if I != J:
+                    acc += np.vdot(aL[sJ], Gp.T @ bR[sI])
+    return acc
 
 
 AUTO_TORCH_PAIR_FLOPS = 2e11
