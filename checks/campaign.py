@@ -203,7 +203,7 @@ def _run_shard(ref, shard, out_dir, ignore) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------- merging
-DETERMINISTIC = ("examples", "calls", "not_applicable", "candidates", "confirmed", "precision_artifacts",
+DETERMINISTIC = ("examples", "calls", "not_applicable", "candidates", "confirmed", "precision_artifacts", "undecided",
                  "worst_screen", "counterexample", "counterexample_margin")
 
 
@@ -215,6 +215,7 @@ def merge(name: str, summaries: Iterable[dict[str, Any]]) -> FalsifyResult:
     for key in ("examples", "calls", "not_applicable", "candidates", "confirmed"):
         setattr(res, key, sum(int(s[key]) for s in rows))
     res.precision_artifacts = sum(int(s.get("precision_artifacts", 0)) for s in rows)  # older journals lack it
+    res.undecided = sum(int(s.get("undecided", 0)) for s in rows)  # journals before revision-2 proofs lack it
     res.worst_screen = max((float(s["worst_screen"]) for s in rows), default=-math.inf)
     hit = next((s for s in rows if s["counterexample"] is not None), None)
     if hit is not None:

@@ -33,6 +33,11 @@ class NotApplicable(Exception):
     """Raised by a screen when a generated case falls outside the property's hypotheses."""
 
 
+class Undecided(Exception):
+    """Raised by a proved confirmation that could prove neither the hit nor its refutation (balls too wide): the
+    candidate is counted as undecided, never as refuted."""
+
+
 @dataclass(frozen=True)
 class Property:
     """A falsifiable statement.
@@ -159,6 +164,7 @@ class FalsifyResult:
     candidates: int = 0  # float64 screen hits
     confirmed: int = 0  # confirmed at 50 digits and at the escalated precision (shrinking steps included)
     precision_artifacts: int = 0  # candidates that 50 digits confirmed and the escalated precision refuted
+    undecided: int = 0  # candidates a proved confirmation could neither confirm nor refute (Undecided)
     worst_screen: float = -math.inf
     counterexample: Any = None  # JSON of the shrunk confirmed counterexample
     counterexample_margin: float | None = None
@@ -185,6 +191,7 @@ class FalsifyResult:
             "float64_candidates": self.candidates,
             "confirmed": self.confirmed,
             "precision_artifacts": self.precision_artifacts,
+            "undecided": self.undecided,
             "worst_margin": self.worst_screen,
         }
 
@@ -256,6 +263,9 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         try:
             c0, c, _ = confirm_twice(prop, case, cj)
         except NotApplicable:
+            return
+        except Undecided:
+            res.undecided += 1
             return
         if not c0 > 0:
             return
@@ -333,12 +343,14 @@ def run_properties(ctx, props, salt: str, *, expect_found: bool = False,
         "not_applicable": sum(r.not_applicable for r in results),
         "float64_candidates": sum(r.candidates for r in results),
         "confirmed": sum(r.confirmed for r in results),
+        "undecided": sum(r.undecided for r in results),
         "worst_margin": max((r.worst_screen for r in results), default=-math.inf),
     }
     timing = {"examples_per_s": round(sum(r.calls for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
               "per_property_s": {r.name: round(r.seconds, 3) for r in results}}
     summary = "; ".join(f"{r.name}: {r.examples} ex ({r.not_applicable} n/a), {r.candidates} float64 hits, "
-                        f"{r.confirmed} confirmed" for r in results)
+                        f"{r.confirmed} confirmed" + (f", {r.undecided} undecided" if r.undecided else "")
+                        for r in results)
     if engine is not None:
         timing["campaign"] = engine
         summary += (f" [campaign: {engine['shards_run']} shards run, {engine['shards_resumed']} resumed, on "

@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import types
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -46,14 +47,25 @@ def _gkg_sign_flipped(Ti, Tj, v):
 wrong_sign = functools.partial(ce_hessian_moments, _kernels=_kernels_with(gKg_factors=_gkg_sign_flipped))
 
 
+def shaved_lambda_sup(*args, **kw):
+    """Planted bug 4: λ_sup = μ + √(D−1)σ(1 − 10⁻⁸), wrong only within 10⁻⁸ of the rank-one equality case
+    λ_max = λ_sup, and only ws.bound/upper's proved confirmation (revision 2) can tell it from rounding there."""
+    m = ce_hessian_moments(*args, **kw)
+    B = m.bounds
+    if kw.get("dps"):
+        return types.SimpleNamespace(lambda_sup=B.mean + B.std * mpmath.sqrt(m.dim - 1) * (1 - mpmath.mpf("1e-8")))
+    return types.SimpleNamespace(lambda_sup=B.mean + B.std * np.sqrt(m.dim - 1) * (1 - 1e-8))
+
+
 @pytest.mark.parametrize(
     ("make", "bug"),
     [
         (theorem_equality_property, ws_bounds_sqrt_d),
         (moments_property, dropped_residual),
         (moments_property, wrong_sign),
+        (bound_property, shaved_lambda_sup),
     ],
-    ids=["sqrtD", "dropped-residual", "pair-kernel-sign"],
+    ids=["sqrtD", "dropped-residual", "pair-kernel-sign", "shaved-lambda-sup"],
 )
 def test_planted_bug_is_caught(make, bug, tmp_path):
     prop = make(bug)

@@ -15,13 +15,14 @@ import mpmath
 import numpy as np
 
 from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
+from checks.falsify import NotApplicable, Property, Undecided, run_properties
 from checks.registry import Context
 from checks.tol import TOL
 from checks.ws.cases import small_cases
 from checks.ws.strategies import NetCase, ce_nets
 from numerics.ws import ce_hessian_moments
 from numerics.ws.reference import (
+    ce_hessian_arb,
     ce_hessian_moments_arb,
     ce_hessian_mpmath,
     ce_hessian_numpy,
@@ -50,9 +51,19 @@ def level_A(ctx: Context) -> Outcome:
                    f"[{min(ratios):.3f}, {max(ratios):.3f}]", verdict=verdict)
 
 
-def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, moments_fn) -> Property:
+def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, moments_fn,
+                         dense_arb=None) -> Property:
     """λ_max(H) ≤ λ_sup for one loss (BCE here, softmax CE in :mod:`checks.ws.softmax`): λ_max of the dense
-    reference (eigvalsh in float64; mpmath eigsy at 60 digits to confirm), λ_sup from ``moments_fn``."""
+    reference (eigvalsh in float64 to screen), λ_sup from ``moments_fn``.
+
+    With ``dense_arb`` (BCE: :func:`numerics.ws.reference.ce_hessian_arb`; revision 2) the confirmation is a proof
+    either way, about the number the suite reports: L = ``moments_fn(..., dps=50).lambda_sup`` taken as given,
+    t = L + slack·‖H‖_F. A refutation is (tI − H) ≻ 0 proved by Cholesky in arb balls of the exact H
+    (:func:`numerics.ws._arb.proves_positive_definite`); a confirmation is a Rayleigh quotient uᵀHu/uᵀu > t proved
+    in the same balls, u the top eigenvector of the midpoints (a lower bound on λ_max). Neither proved is
+    :class:`checks.falsify.Undecided`, counted apart, never a refutation. The reference runs at 2·dps + 10 digits:
+    near the rank-one equality case tI − H has condition ≈ 1/slack = 10³⁰, which the Cholesky's balls must
+    absorb. Without it (softmax; revision 1) the confirmation is mpmath at 60 digits: a Cholesky, else eigsy."""
 
     def screen(case):
         H = dense_float(*case.args, case.activation, bias=case.bias)
@@ -81,14 +92,43 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
             lmax = max(mpmath.eigsy(H, eigvals_only=True))
             return float((lmax - lsup) / scale - slack)
 
-    return Property(name, strategy, screen, confirm, case_type.to_json, case_type.from_json, budget=120)
+    def confirm_arb(case):
+        from flint import arb
+
+        from numerics.ws._arb import ctx, from_mpf, proves_positive_definite, rayleigh_lower
+
+        dps = TOL["confirm_dps"]
+        ref = dense_arb(*case.args, case.activation, bias=case.bias, dps=2 * dps + 10)
+        lsup = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps).lambda_sup
+        if isinstance(lsup, int | float):
+            lsup = mpmath.mpf(lsup)  # taken as given, like any number the suite reports
+        if not (isinstance(lsup, mpmath.mpf) and mpmath.isfinite(lsup)):
+            return 1.0  # λ_sup must be a finite real number (not nan, ±inf or complex): the suite's failure
+        H, D = ref["H"], ref["dim"]
+        slack = TOL["ws_confirm_slack"]
+        with ctx.workprec(ref["prec"]):
+            scale = ref["frobenius"] + arb("1e-300")
+            t = from_mpf(lsup) + arb(slack) * scale
+            shifted = [[(t if i == j else 0) - H[i, j] for j in range(D)] for i in range(D)]
+            if proves_positive_definite(shifted):
+                return -slack  # proved: λ_max < λ_sup + slack·‖H‖_F (an upper bound on the margin; its sign is used)
+            mid = np.array([[float(H[i, j].mid()) for j in range(D)] for i in range(D)])
+            u = np.linalg.eigh(mid)[1][:, -1]
+            gap = (rayleigh_lower(H, u) - t) / scale
+            if gap > 0:
+                return float(gap.lower())  # proved: λ_max ≥ uᵀHu/uᵀu > λ_sup + slack·‖H‖_F
+        raise Undecided(f"{name}: neither λ_max < λ_sup + slack·‖H‖_F nor the converse proved at "
+                        f"{ref['prec']} bits (Rayleigh gap {gap})")
+
+    return Property(name, strategy, screen, confirm if dense_arb is None else confirm_arb, case_type.to_json,
+                    case_type.from_json, budget=120, revision=1 if dense_arb is None else 2)
 
 
 def bound_property(moments_fn=ce_hessian_moments) -> Property:
     """λ_max(H) ≤ λ_sup, with λ_max exact (eigvalsh / mpmath eigsy of the dense reference). One-sided by the claim;
     :func:`moments_property` is its other side (λ_sup's inputs exactly), ws.theorem the bound's own."""
     return upper_bound_property("ws.bound/upper", ce_nets(), NetCase, ce_hessian_numpy, ce_hessian_mpmath,
-                                moments_fn)
+                                moments_fn, dense_arb=ce_hessian_arb)
 
 
 def _proved_gap(value, radius, ball, scale) -> float:

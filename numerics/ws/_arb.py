@@ -175,6 +175,35 @@ def until_accurate(evaluate: Callable[[], tuple], dps: int, *, guard_bits: int =
     raise AssertionError("unreachable")
 
 
+def proves_positive_definite(A) -> bool:
+    """True only if every real symmetric matrix whose entries lie in the balls of ``A`` (a D×D array of arb, read
+    from its upper triangle) is positive definite: Cholesky in ball arithmetic, each pivot proved > 0.
+
+    Each ball operation contains the exact result for every point of its operands, so a pivot proved positive is
+    positive for every symmetric matrix in the balls, and all D pivots positive is positive definiteness. False
+    means "not proved": the matrix may still be positive definite with balls too wide for the proof (the radii
+    grow by about its condition number)."""
+    D = len(A)
+    L = [[None] * D for _ in range(D)]
+    for k in range(D):
+        d = A[k][k] - sum((L[k][j] * L[k][j] for j in range(k)), arb(0))
+        if not d > 0:  # arb's > is proved, never a float guess
+            return False
+        L[k][k] = d.sqrt()
+        for i in range(k + 1, D):
+            L[i][k] = (A[min(i, k)][max(i, k)] - sum((L[i][j] * L[k][j] for j in range(k)), arb(0))) / L[k][k]
+    return True
+
+
+def rayleigh_lower(A, u) -> arb:
+    """A ball containing uᵀAu / uᵀu for the exact vector ``u`` (floats or arbs, converted exactly) and every
+    symmetric matrix in the balls of ``A``: its lower end is a proved lower bound on λ_max."""
+    u = [x if isinstance(x, arb) else arb(float(x)) for x in u]
+    D = len(u)
+    num = sum((A[min(i, j)][max(i, j)] * u[i] * u[j] for i in range(D) for j in range(D)), arb(0))
+    return num / sum((x * x for x in u), arb(0))
+
+
 def moments_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, moments: Callable, bias: bool,
                 guard_bits: int = 64, max_doublings: int = 3, **kw) -> tuple[arb, arb, bool, int]:
     """(tr H ball, tr H² ball, rigorous, bits): ``moments`` (the kernel sums) run on ArbArrays.

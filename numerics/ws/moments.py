@@ -136,7 +136,12 @@ class HessianMoments:
 
     @property
     def bounds(self) -> WSBounds:
-        return ws_bounds(self.trace, self.trace_sq, self.dim)
+        """The Wolkowicz–Styan bounds from these moments; a ``dps=`` result's in mpmath at dps + 10 digits, not at
+        the caller's ambient precision (which left λ_sup of a 50-digit result with mpmath's default 15 digits)."""
+        if self.dps is None:
+            return ws_bounds(self.trace, self.trace_sq, self.dim)
+        with mpmath.workdps(int(self.dps) + 10):
+            return ws_bounds(self.trace, self.trace_sq, self.dim)
 
     @property
     def lambda_sup(self):

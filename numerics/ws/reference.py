@@ -240,6 +240,28 @@ def ce_hessian_mpmath(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50,
     return H
 
 
+def _arb_dense_entries(W, b, v, c, X, y, act, bias, dps):
+    """(upper, entries, D, rigorous): the dense Hessian's upper-triangle entries (i, j) → arb ball at the current
+    ``ctx.prec``, from the generated ``sympy.hessian`` entries on object arrays of arb enclosures."""
+    from flint import arb
+
+    from numerics.ws import _arb
+
+    N, M = W.shape
+    n = X.shape[0]
+    fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
+    P, q, r, Xa, _, rigorous = _arb.arb_tables(W, b if bias else None, v, c if bias else None, X, y, act, dps)
+    tables = [np.asarray(t) for t in P]
+    Pl = [tables[o][:, k] for k in range(N) for o in range(3)]
+    theta = np.array([arb(float(t)) for t in _theta(W, b, v, c, bias)], dtype=object)
+    vals = fn(theta, list(np.asarray(Xa).T), Pl, [np.asarray(r), np.asarray(q)])
+    entries = []
+    for e in vals:
+        e = np.asarray(e, dtype=object)
+        entries.append((sum(e.tolist(), arb(0)) if e.ndim else arb(e) * n) / n)
+    return upper, entries, D, rigorous
+
+
 def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50, guard_bits: int = 64,
                            max_doublings: int = 6) -> dict:
     """(tr H, ‖H‖_F², Σ|H_ii|) of the dense Hessian of :func:`ce_hessian_mpmath`'s ``sympy.hessian`` as arb balls
@@ -260,29 +282,55 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
 
     act = get_activation(activation)
     W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
-    N, M = W.shape
-    n = X.shape[0]
-    fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
 
     def evaluate():
-        P, q, r, Xa, _, rigorous = _arb.arb_tables(W, b if bias else None, v, c if bias else None, X, y, act, dps)
-        tables = [np.asarray(t) for t in P]
-        Pl = [tables[o][:, k] for k in range(N) for o in range(3)]
-        theta = np.array([arb(float(t)) for t in _theta(W, b, v, c, bias)], dtype=object)
-        vals = fn(theta, list(np.asarray(Xa).T), Pl, [np.asarray(r), np.asarray(q)])
+        upper, entries, D, rigorous = _arb_dense_entries(W, b, v, c, X, y, act, bias, dps)
         tr = tr2 = ad = arb(0)
-        for (i, j), e in zip(upper, vals, strict=True):
-            e = np.asarray(e, dtype=object)
-            h = (sum(e.tolist(), arb(0)) if e.ndim else arb(e) * n) / n
+        for (i, j), h in zip(upper, entries, strict=True):
             if i == j:
                 tr, tr2, ad = tr + h, tr2 + h * h, ad + abs(h)
             else:
                 tr2 += 2 * h * h
-        return (tr, tr2), (ad, rigorous)
+        return (tr, tr2), (ad, rigorous, D)
 
-    ((tr, tr2), (ad, rigorous)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
-                                                            max_doublings=max_doublings)
+    ((tr, tr2), (ad, rigorous, D)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
+                                                               max_doublings=max_doublings)
     return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": rigorous, "prec": prec}
+
+
+def ce_hessian_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50, guard_bits: int = 64,
+                   max_doublings: int = 6) -> dict:
+    """The dense Hessian as a D×D object array of arb balls (reference only; the falsifier's proved confirmation
+    of ws.bound/upper), with every entry's radius at most 2^-(bits for ``dps`` digits) of ‖H‖_F / D.
+
+    The entries of :func:`ce_hessian_moments_arb` (``sympy.hessian`` of ℓ(z(θ; x)) on arb enclosures of the unit
+    tables), the guard bits doubled until that accuracy holds (at most ``max_doublings`` times; the last balls are
+    returned whatever their width, and a proof built on them simply fails). Returns ``{"H", "frobenius", "dim",
+    "rigorous", "prec"}``; ``frobenius`` is a ball containing ‖H‖_F.
+    """
+    from flint import arb
+
+    from numerics.ws import _arb
+
+    act = get_activation(activation)
+    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
+
+    def evaluate():
+        upper, entries, D, rigorous = _arb_dense_entries(W, b, v, c, X, y, act, bias, dps)
+        H = np.empty((D, D), dtype=object)
+        fro2 = arb(0)
+        for (i, j), h in zip(upper, entries, strict=True):
+            H[i, j] = H[j, i] = h
+            fro2 += h * h if i == j else 2 * h * h
+        fro = fro2.sqrt() if fro2 > 0 else arb(0, fro2.abs_upper().sqrt().abs_upper())
+        worst = max(arb(h.rad()) for h in entries)
+        # accurate() on this ball asks D·max radius ≤ 2^-(bits + 4)·‖H‖_F (an exact zero H passes: no radius)
+        proxy = arb(fro.mid(), D * worst) if worst > 0 else arb(fro.mid())
+        return (proxy,), (H, fro, D, rigorous)
+
+    (_, (H, fro, D, rigorous)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
+                                                           max_doublings=max_doublings)
+    return {"H": H, "frobenius": fro, "dim": D, "rigorous": rigorous, "prec": prec}
 
 
 def mp_trace_moments(H: mpmath.matrix, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:

@@ -1,0 +1,118 @@
+"""ws.bound/upper's proved confirmation (revision 2): Cholesky in arb balls for a refutation, a Rayleigh quotient
+in the same balls for a hit, and "undecided" when neither is proved."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb, ctx
+from hypothesis import strategies as st
+
+from checks.falsify import Property, Undecided, falsify
+from checks.ws.bound import bound_property
+from checks.ws.strategies import NetCase
+from numerics.ws._arb import from_mpf, proves_positive_definite, rayleigh_lower
+from numerics.ws.reference import ce_hessian_arb, ce_hessian_mpmath
+
+EPS = arb(2) ** -100  # exact
+
+
+def _exact(A):
+    return [[x if isinstance(x, arb) else arb(x) for x in row] for row in A]
+
+
+def test_positive_definite_is_proved_for_a_pd_matrix_and_never_for_others():
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(6, 6))
+    A = B @ B.T + 0.1 * np.eye(6)  # the float64 matrix, exactly
+    assert proves_positive_definite(_exact(A))
+    lam = np.linalg.eigvalsh(A)
+    assert not proves_positive_definite(_exact(A - (lam[0] + 1e-3) * np.eye(6)))  # indefinite
+    u = rng.integers(-3, 4, size=5)
+    assert not proves_positive_definite(_exact(np.outer(u, u).astype(float)))  # PSD and exactly singular
+
+
+def test_a_pd_matrix_near_singularity_is_proved_only_with_narrow_balls():
+    """[[1, 1], [1, 1 + 2⁻¹⁰⁰]] has determinant 2⁻¹⁰⁰: proved from exact entries at 200 bits, not from entries known
+    to ± 2⁻⁹⁰ (the balls then contain singular and indefinite matrices)."""
+    with ctx.workprec(200):
+        exact = [[arb(1), arb(1)], [arb(1), 1 + EPS]]
+        assert proves_positive_definite(exact)
+        wide = [[arb(1, 2.0**-90) for _ in range(2)] for _ in range(2)]
+        wide[1][1] = arb(1 + EPS, 2.0**-90)
+        assert not proves_positive_definite(wide)
+
+
+def test_rayleigh_quotient_bounds_lambda_max_from_below():
+    A = _exact(np.diag([3.0, 1.0, -2.0]))
+    assert rayleigh_lower(A, [1.0, 0.0, 0.0]).contains(arb(3))
+    r = rayleigh_lower(A, [1.0, 1.0, 1.0])  # (3 + 1 − 2)/3
+    assert r.contains(arb(2) / 3) and r < 3
+
+
+def test_the_arb_dense_hessian_contains_the_400_digit_one():
+    """Independent truth: sympy's dense Hessian in mpmath at 400 digits, on the campaign's deep-cancellation case
+    (GELU, six equal samples at pre-activation −26.2, balanced labels)."""
+    from test_ws_arb import _DEEP
+
+    ref = ce_hessian_mpmath(*_DEEP, "gelu", bias=False, dps=400)
+    got = ce_hessian_arb(*_DEEP, "gelu", bias=False, dps=60)
+    H, D = got["H"], got["dim"]
+    assert D == ref.rows and got["rigorous"]
+    with mpmath.workdps(400):
+        fro = mpmath.sqrt(mpmath.fsum(ref[i, j] ** 2 for i in range(D) for j in range(D)))
+        for i in range(D):
+            for j in range(D):
+                assert H[i, j].contains(from_mpf(ref[i, j]))
+                assert mpmath.mpf(float(H[i, j].rad())) <= fro * mpmath.mpf(10) ** -59
+
+
+def _rank_one_case():
+    """Equal samples, balanced labels and v = 0: Σ r_i K_i = 0 and H = q g gᵀ has rank one, the equality case
+    λ_max = λ_sup of the Wolkowicz–Styan bound."""
+    W = np.array([[0.7, -1.3], [0.2, 0.5]])
+    X = np.tile([[0.4, -0.9]], (4, 1))
+    return NetCase(W=W, b=np.array([0.1, -0.3]), v=np.zeros(2), c=0.0, X=X, y=np.array([0.0, 1.0, 0.0, 1.0]),
+                   activation="tanh", bias=True)
+
+
+def test_the_rank_one_equality_case_is_refuted_with_a_proof():
+    case = _rank_one_case()
+    H = ce_hessian_mpmath(*case.args, "tanh", bias=True, dps=60)
+    with mpmath.workdps(60):
+        ev = sorted(mpmath.eigsy(H, eigvals_only=True))
+        assert abs(ev[-2]) <= mpmath.mpf(10) ** -50 * abs(ev[-1])  # rank one: the bound holds with equality
+    assert bound_property().confirm(case) < 0  # proved: λ_max < λ_sup + 10⁻³⁰‖H‖_F, no Undecided
+
+
+def test_undecided_candidates_are_counted_and_never_refutations():
+    def undecided(case):
+        raise Undecided("too wide")
+
+    prop = Property("test/undecided", st.integers(0, 100), lambda c: 1.0, undecided)
+    res = falsify(prop, budget=20, seed=0)
+    assert not res.found and res.candidates == res.undecided == res.calls > 0
+    assert res.metric()["undecided"] == res.undecided
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_upper_revision_2_refutes_what_it_screens(seed, tmp_path):
+    res = falsify(bound_property(), budget=60, seed=seed, out_dir=tmp_path)
+    assert not res.found and res.undecided == 0
+
+
+def test_a_50_digit_result_has_a_50_digit_lambda_sup_at_any_ambient_precision():
+    """Found by revision 2's proof: ``.lambda_sup`` of a dps=50 result ran at mpmath's ambient 15 digits, 1.8e-17
+    below the exact value on this D = 2 GELU net, where λ_sup = λ_max exactly (D = 2 is always an equality case)."""
+    from numerics.ws import ce_hessian_moments
+
+    case = NetCase.from_json({"W": [[5.53398590529]], "X": [[-2.0]], "activation": "gelu", "b": None,
+                              "bias": False, "c": None, "v": [0.0], "y": [0.0]})
+    H = ce_hessian_mpmath(*case.args, "gelu", bias=False, dps=400)
+    with mpmath.workdps(400):
+        lmax = max(mpmath.eigsy(H, eigvals_only=True))
+    assert mpmath.mp.dps == 15
+    got = ce_hessian_moments(*case.args, "gelu", bias=False, dps=50).lambda_sup
+    with mpmath.workdps(400):
+        assert abs(got - lmax) <= mpmath.mpf(10) ** -49 * lmax
