@@ -116,3 +116,29 @@ def test_a_50_digit_result_has_a_50_digit_lambda_sup_at_any_ambient_precision():
     got = ce_hessian_moments(*case.args, "gelu", bias=False, dps=50).lambda_sup
     with mpmath.workdps(400):
         assert abs(got - lmax) <= mpmath.mpf(10) ** -49 * lmax
+
+
+@pytest.mark.parametrize("corner", ["generic", "saturated", "nobias"])
+def test_the_arb_softmax_hessian_contains_the_mpmath_one_and_agrees_with_torch(corner):
+    """Two independent references: the SymPy-derivative Hessian in mpmath at 120 digits (guard digits for the logits'
+    spread) must lie in the balls, and ``torch.func.hessian`` of ``F.cross_entropy`` must agree to float64."""
+    from numerics.ws.reference import softmax_hessian_arb, softmax_hessian_mpmath, softmax_hessian_torch
+
+    rng = np.random.default_rng(["generic", "saturated", "nobias"].index(corner))
+    M, N, C, n = 2, 3, 3, 4
+    W, V, X = rng.normal(size=(N, M)), rng.normal(size=(C, N)), rng.normal(size=(n, M))
+    y = rng.integers(0, C, n)
+    bias = corner != "nobias"
+    b, c = (rng.normal(size=N), rng.normal(size=C)) if bias else (None, None)
+    if corner == "saturated":  # 1 − p_max ≈ e^{−40·spread}: Q and r cancel in the naive form
+        V, c = 40 * V, 40 * c
+    ref = softmax_hessian_arb(W, b, V, c, X, y, "gelu", bias=bias, dps=60)
+    Hm = softmax_hessian_mpmath(W, b, V, c, X, y, "gelu", bias=bias, dps=120)
+    Ht = softmax_hessian_torch(W, b, V, c, X, y, "gelu", bias=bias)
+    D = ref["dim"]
+    assert D == Hm.rows == Ht.shape[0] and ref["rigorous"]
+    mid = np.array([[float(ref["H"][i, j].mid()) for j in range(D)] for i in range(D)])
+    assert np.abs(mid - Ht).max() <= 1e-12 * np.abs(Ht).max()
+    for i in range(D):
+        for j in range(D):
+            assert ref["H"][i, j].contains(from_mpf(Hm[i, j]))

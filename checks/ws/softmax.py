@@ -8,7 +8,8 @@ loss with a generic φ and a generic C-ary loss). Evaluator: :func:`numerics.ws.
 :func:`numerics.ws.reference.softmax_hessian_mpmath` (SymPy derivatives of the net in mpmath, softmax from its
 definition) and
 :func:`~numerics.ws.reference.softmax_hessian_torch` (``torch.func.hessian`` of ``F.cross_entropy``), which share
-no code with the closed form. A also checks C = 2 against the *binary* model: with v = V_1 − V_0 and
+no code with the closed form. F confirms in arb balls (:func:`~numerics.ws.reference.softmax_hessian_arb`, proved
+either way; revision 2 of both properties). A also checks C = 2 against the *binary* model: with v = V_1 − V_0 and
 c = c_1 − c_0, H_softmax = Aᵀ H_BCE A, so tr H = tr(Λ H_BCE) and tr H² = tr((Λ H_BCE)²), Λ = AAᵀ (1 on W, b;
 2 on v, c).
 """
@@ -30,6 +31,8 @@ from checks.ws.strategies import SoftmaxCase, softmax_nets
 from numerics.ws.reference import (
     ce_hessian_torch,
     mp_trace_moments,
+    softmax_hessian_arb,
+    softmax_hessian_moments_arb,
     softmax_hessian_mpmath,
     softmax_hessian_torch,
 )
@@ -139,13 +142,13 @@ def level_A(ctx: Context) -> Outcome:
 def moments_property(moments_fn=softmax_hessian_moments) -> Property:
     """(tr H, tr H², D) of the closed form equal the dense Hessian's in every corner of :func:`softmax_nets`."""
     return trace_moments_property("ws.softmax/moments", softmax_nets(), SoftmaxCase, softmax_hessian_torch,
-                                  softmax_hessian_mpmath, moments_fn)
+                                  softmax_hessian_mpmath, moments_fn, dense_arb=softmax_hessian_moments_arb)
 
 
 def bound_property(moments_fn=softmax_hessian_moments) -> Property:
     """λ_max(H) ≤ λ_sup = μ + √(D−1)σ for the softmax Hessian (λ_max of the dense reference)."""
     return upper_bound_property("ws.softmax/bound", softmax_nets(), SoftmaxCase, softmax_hessian_torch,
-                                softmax_hessian_mpmath, moments_fn)
+                                softmax_hessian_mpmath, moments_fn, dense_arb=softmax_hessian_arb)
 
 
 PROPERTIES = (moments_property(), bound_property())

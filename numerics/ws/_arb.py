@@ -135,7 +135,19 @@ def arb_tables(W, b, v, c, X, y, act: SmoothActivation, dps: int):
     ``rigorous`` is True when every entry is an arb enclosure (a named activation), False when the unit tables
     came from :meth:`SmoothActivation.mp` at ``dps + 20`` digits (a SymPy activation), converted exactly.
     """
-    Wa, va, Xa = arb_array(W), arb_array(v), arb_array(X)
+    va = arb_array(v)
+    P, Xa, rigorous = unit_tables(W, b, X, act, dps)
+    z = P[0] @ va + (arb(c) if c is not None else 0)
+    p, pm = np.frompyfunc(_expit, 1, 1)(z), np.frompyfunc(_expit, 1, 1)(-z)  # σ(z), σ(−z) = 1 − σ(z)
+    q = (p * pm).view(ArbArray)  # p(1 − p) without cancellation when p ≈ 1
+    r = np.where(np.asarray(y) == 1, -pm, p).view(ArbArray)  # p − y without cancellation
+    return P, q, r, Xa, va, rigorous
+
+
+def unit_tables(W, b, X, act: SmoothActivation, dps: int):
+    """((φ, φ′, φ″) of the pre-activations XWᵀ + b as (n, N) ArbArrays, X as an ArbArray, rigorous) at the current
+    ``ctx.prec``, from the float64 inputs converted exactly; ``rigorous`` as in :func:`arb_tables`."""
+    Wa, Xa = arb_array(W), arb_array(X)
     A = Xa @ Wa.T
     if b is not None:
         A = A + arb_array(b)
@@ -145,12 +157,7 @@ def arb_tables(W, b, v, c, X, y, act: SmoothActivation, dps: int):
             with mpmath.workdps(dps + 20):
                 return tuple(from_mpf(x) for x in act.mp(to_mpf(t)))
 
-    P = tuple(t.view(ArbArray) for t in np.frompyfunc(form, 1, 3)(A))
-    z = P[0] @ va + (arb(c) if c is not None else 0)
-    p, pm = np.frompyfunc(_expit, 1, 1)(z), np.frompyfunc(_expit, 1, 1)(-z)  # σ(z), σ(−z) = 1 − σ(z)
-    q = (p * pm).view(ArbArray)  # p(1 − p) without cancellation when p ≈ 1
-    r = np.where(np.asarray(y) == 1, -pm, p).view(ArbArray)  # p − y without cancellation
-    return P, q, r, Xa, va, act.name in _FORMS
+    return tuple(t.view(ArbArray) for t in np.frompyfunc(form, 1, 3)(A)), Xa, act.name in _FORMS
 
 
 def accurate(x: arb, dps: int) -> bool:

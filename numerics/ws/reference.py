@@ -308,22 +308,32 @@ def ce_hessian_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50, gu
     returned whatever their width, and a proof built on them simply fails). Returns ``{"H", "frobenius", "dim",
     "rigorous", "prec"}``; ``frobenius`` is a ball containing ‖H‖_F.
     """
+    act = get_activation(activation)
+    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
+
+    def entries():
+        upper, vals, D, rigorous = _arb_dense_entries(W, b, v, c, X, y, act, bias, dps)
+        H = np.empty((D, D), dtype=object)
+        for (i, j), h in zip(upper, vals, strict=True):
+            H[i, j] = H[j, i] = h
+        return H, rigorous
+
+    return _arb_dense(entries, dps, guard_bits, max_doublings)
+
+
+def _arb_dense(entries, dps, guard_bits, max_doublings) -> dict:
+    """``entries() -> (H, rigorous)`` (a symmetric D×D object array of arb) repeated with the guard bits doubled
+    until every radius is at most 2^-(bits for ``dps`` + 4) of ‖H‖_F / D; see :func:`ce_hessian_arb`."""
     from flint import arb
 
     from numerics.ws import _arb
 
-    act = get_activation(activation)
-    W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
-
     def evaluate():
-        upper, entries, D, rigorous = _arb_dense_entries(W, b, v, c, X, y, act, bias, dps)
-        H = np.empty((D, D), dtype=object)
-        fro2 = arb(0)
-        for (i, j), h in zip(upper, entries, strict=True):
-            H[i, j] = H[j, i] = h
-            fro2 += h * h if i == j else 2 * h * h
+        H, rigorous = entries()
+        D = H.shape[0]
+        fro2 = sum((h * h for h in H.flat), arb(0))
         fro = fro2.sqrt() if fro2 > 0 else arb(0, fro2.abs_upper().sqrt().abs_upper())
-        worst = max(arb(h.rad()) for h in entries)
+        worst = max(arb(h.rad()) for h in H.flat)
         # accurate() on this ball asks D·max radius ≤ 2^-(bits + 4)·‖H‖_F (an exact zero H passes: no radius)
         proxy = arb(fro.mid(), D * worst) if worst > 0 else arb(fro.mid())
         return (proxy,), (H, fro, D, rigorous)
@@ -331,6 +341,19 @@ def ce_hessian_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50, gu
     (_, (H, fro, D, rigorous)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
                                                            max_doublings=max_doublings)
     return {"H": H, "frobenius": fro, "dim": D, "rigorous": rigorous, "prec": prec}
+
+
+def arb_dense_moments(ref: dict) -> dict:
+    """(tr H, ‖H‖_F², Σ|H_ii|) as arb balls from an arb dense Hessian (:func:`softmax_hessian_arb`), in the
+    format of :func:`ce_hessian_moments_arb`."""
+    from flint import arb, ctx
+
+    H, D = ref["H"], ref["dim"]
+    with ctx.workprec(ref["prec"]):
+        tr = sum((H[i, i] for i in range(D)), arb(0))
+        tr2 = sum((h * h for h in H.flat), arb(0))
+        ad = sum((abs(H[i, i]) for i in range(D)), arb(0))
+    return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": ref["rigorous"], "prec": ref["prec"]}
 
 
 def mp_trace_moments(H: mpmath.matrix, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -498,3 +521,91 @@ def softmax_hessian_mpmath(W, b, V, c, X, y, activation="tanh", *, bias=True, dp
                 H += (p[a] - onehot[a]) * mpmath.matrix(fns[1][a](theta, xm, Pv))
         H /= len(y)
     return H
+
+
+@functools.cache
+def _softmax_sample_derivatives_numpy(M: int, N: int, C: int, bias: bool):
+    """The generic-φ J = ∂z/∂θ and ∇²z_a of :func:`_softmax_sample_derivatives`, lambdified with plain arithmetic
+    (``modules="numpy"``, no mpmath constants) so that they evaluate on arb balls."""
+    from proofs.ws import DERIVS
+
+    W = sp.Matrix(N, M, lambda k, m: sp.Symbol(f"W{k}_{m}", real=True))
+    b = sp.symbols(f"b0:{N}", real=True) if bias else (0,) * N
+    V = sp.Matrix(C, N, lambda a, k: sp.Symbol(f"V{a}_{k}", real=True))
+    c = sp.symbols(f"c0:{C}", real=True) if bias else (0,) * C
+    x = sp.symbols(f"x0:{M}", real=True)
+    theta = [*W] + (list(b) if bias else []) + [*V] + (list(c) if bias else [])
+    pre = [sum(W[k, m] * x[m] for m in range(M)) + b[k] for k in range(N)]
+    z = [sum(V[a, k] * DERIVS[0](pre[k]) for k in range(N)) + c[a] for a in range(C)]
+    Pt = sp.symbols(f"P0:{3 * N}")
+
+    def tables(expr):
+        for k in range(N):
+            expr = expr.xreplace({f(pre[k]): Pt[3 * k + o] for o, f in enumerate(DERIVS)})
+        return expr
+
+    D = len(theta)
+    J = tables(sp.Matrix([[sp.diff(za, t) for t in theta] for za in z]))
+    K = [tables(sp.hessian(za, theta)) for za in z]
+    flat = [J[a, t] for a in range(C) for t in range(D)] + [Ka[i, j] for Ka in K for i in range(D)
+                                                            for j in range(i, D)]
+    return sp.lambdify([theta, x, Pt], flat, modules="numpy", cse=True), D
+
+
+def softmax_hessian_arb(W, b, V, c, X, y, activation="tanh", *, bias=True, dps=50, guard_bits: int = 64,
+                        max_doublings: int = 6) -> dict:
+    """The dense softmax-CE Hessian as a D×D object array of arb balls (reference only; the falsifier's proved
+    confirmations of ws.softmax/moments and ws.softmax/bound), in the format of :func:`ce_hessian_arb`.
+
+    Per sample, Jᵀ Q J + Σ_a r_a ∇²z_a with J, ∇²z_a from the SymPy derivatives of the net
+    (:func:`_softmax_sample_derivatives_numpy`, generic φ) on arb enclosures of the unit tables, and the softmax
+    from its definition in arb: p_a = 1/Σ_b e^{z_b − z_a}, Q_aa = p_a Σ_{b≠a} p_b and r_y = −Σ_{b≠y} p_b (no
+    cancellation when the softmax saturates). Any cancellation left widens the balls, and the guard bits are
+    doubled until each radius is at most 2^-(bits for ``dps``) of ‖H‖_F / D.
+    """
+    from flint import arb
+
+    from numerics.ws import _arb
+
+    act = get_activation(activation)
+    W, b, V, c, X, y = _softmax_arrays(W, b, V, c, X, y, bias)
+    N, M = W.shape
+    C, n = V.shape[0], X.shape[0]
+    fn, D = _softmax_sample_derivatives_numpy(M, N, C, bias)
+    upper = [(i, j) for i in range(D) for j in range(i, D)]
+
+    def entries():
+        P, Xa, rigorous = _arb.unit_tables(W, b if bias else None, X, act, dps)
+        tables = [np.asarray(t) for t in P]
+        Va = np.asarray(_arb.arb_array(V))
+        ca = np.asarray(_arb.arb_array(c)) if bias else None
+        theta = [arb(float(t)) for t in _softmax_theta(W, b, V, c, bias)]
+        H = np.full((D, D), arb(0), dtype=object)
+        for i in range(n):
+            hid = [tables[0][i, k] for k in range(N)]
+            z = [sum((Va[a, k] * hid[k] for k in range(N)), arb(0)) + (ca[a] if bias else 0) for a in range(C)]
+            p = [1 / sum(((z[bb] - z[a]).exp() for bb in range(C)), arb(0)) for a in range(C)]
+            rest = [sum((p[bb] for bb in range(C) if bb != a), arb(0)) for a in range(C)]  # 1 − p_a
+            r = [-rest[a] if a == y[i] else p[a] for a in range(C)]
+            Pv = [tables[o][i, k] for k in range(N) for o in range(3)]
+            vals = fn(theta, [Xa[i, m] for m in range(M)], Pv)
+            J = np.array(vals[:C * D], dtype=object).reshape(C, D)
+            Kflat = vals[C * D:]
+            Q = [[p[a] * rest[a] if a == bb else -p[a] * p[bb] for bb in range(C)] for a in range(C)]
+            QJ = [[sum((Q[a][bb] * J[bb, t] for bb in range(C)), arb(0)) for t in range(D)] for a in range(C)]
+            per = len(upper)
+            for u, (s_, t) in enumerate(upper):
+                h = sum((J[a, s_] * QJ[a][t] for a in range(C)), arb(0))
+                h += sum((r[a] * Kflat[a * per + u] for a in range(C)), arb(0))
+                H[s_, t] = H[s_, t] + h
+        for s_, t in upper:
+            H[s_, t] = H[t, s_] = H[s_, t] / n
+        return H, rigorous
+
+    return _arb_dense(entries, dps, guard_bits, max_doublings)
+
+
+def softmax_hessian_moments_arb(W, b, V, c, X, y, activation="tanh", *, bias=True, dps=50, **kw) -> dict:
+    """(tr H, ‖H‖_F², Σ|H_ii|) of :func:`softmax_hessian_arb` as arb balls (the format of
+    :func:`ce_hessian_moments_arb`)."""
+    return arb_dense_moments(softmax_hessian_arb(W, b, V, c, X, y, activation, bias=bias, dps=dps, **kw))
