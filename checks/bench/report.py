@@ -116,6 +116,7 @@ def _ws_headline(data: Data) -> list[str]:
         )
     if mn and "closed_cpu_s" in mn:
         bp, cv = mn.get("backpack", {}), mn.get("curvlinops_hutchinson", {})
+        full = data.get("mnist_1pct", {})
         lines.append(
             f"| tr H, tr H², ({mn['M']}, {mn['N']}), n = {mn['n']}, D = {mn['D']} | "
             f"{mn['closed_s']:.1f} s wall ({mn['closed_cpu_s']:.0f} s CPU, load {mn['load_before']:.1f}), "
@@ -123,7 +124,9 @@ def _ws_headline(data: Data) -> list[str]:
             + (f"BackPACK tr H only: {bp['seconds']:.1f} s" if "seconds" in bp else "BackPACK not run")
             + (
                 f"; curvlinops Hutchinson tr H at 1% ({cv['probes']} probes): "
-                + (f"{cv['seconds']:.0f} s" if cv.get("run") else f"≈ {cv['seconds_projected']:.0f} s projected")
+                + (f"{cv['seconds']:.0f} s" if cv.get("run") else
+                   f"{full['seconds']:.0f} s (rel. err {full['rel_err']:.1e})" if "seconds" in full else
+                   f"≈ {cv['seconds_projected']:.0f} s projected")
                 if cv
                 else ""
             )
