@@ -433,14 +433,9 @@ def softmax_hvp_operator(W, b, V, c, X, y, activation="tanh", *, bias=True):
     return vmap(lambda vec: jvp(g, (theta0,), (vec,))[1], in_dims=1, out_dims=1), theta0.numel()
 
 
-@functools.cache
-def _softmax_sample_derivatives(M: int, N: int, C: int, bias: bool, concrete: bool):
-    """One sample's softmax CE Hessian in θ from SymPy, lambdified to mpmath.
-
-    ``concrete=False``: the Jacobian J = ∂z/∂θ and the logit Hessians ∇²z_a of z(θ) for a generic φ (its values
-    φ^{(r)}(a_k) are arguments); the caller forms Jᵀ Q J + Σ_a r_a ∇²z_a with Q, r of softmax at ``dps`` digits.
-    ``concrete=True``: sympy.hessian of −e·z + log Σ_a exp(z_a) written out (slow to build; tests only).
-    """
+def _softmax_sample_net(M: int, N: int, C: int, bias: bool):
+    """(θ, x, z, P, tables) for one sample of the M–N–C net with a generic φ: ``tables(expr)`` replaces
+    φ^{(r)}(a_k) by the symbols ``P[3k + r]``."""
     from proofs.ws import DERIVS
 
     W = sp.Matrix(N, M, lambda k, m: sp.Symbol(f"W{k}_{m}", real=True))
@@ -448,7 +443,6 @@ def _softmax_sample_derivatives(M: int, N: int, C: int, bias: bool, concrete: bo
     V = sp.Matrix(C, N, lambda a, k: sp.Symbol(f"V{a}_{k}", real=True))
     c = sp.symbols(f"c0:{C}", real=True) if bias else (0,) * C
     x = sp.symbols(f"x0:{M}", real=True)
-    e = sp.symbols(f"e0:{C}", real=True)
     theta = [*W] + (list(b) if bias else []) + [*V] + (list(c) if bias else [])
     pre = [sum(W[k, m] * x[m] for m in range(M)) + b[k] for k in range(N)]
     z = [sum(V[a, k] * DERIVS[0](pre[k]) for k in range(N)) + c[a] for a in range(C)]
@@ -459,7 +453,20 @@ def _softmax_sample_derivatives(M: int, N: int, C: int, bias: bool, concrete: bo
             expr = expr.xreplace({f(pre[k]): Pt[3 * k + o] for o, f in enumerate(DERIVS)})
         return expr
 
+    return theta, x, z, Pt, tables
+
+
+@functools.cache
+def _softmax_sample_derivatives(M: int, N: int, C: int, bias: bool, concrete: bool):
+    """One sample's softmax CE Hessian in θ from SymPy, lambdified to mpmath.
+
+    ``concrete=False``: the Jacobian J = ∂z/∂θ and the logit Hessians ∇²z_a of z(θ) for a generic φ (its values
+    φ^{(r)}(a_k) are arguments); the caller forms Jᵀ Q J + Σ_a r_a ∇²z_a with Q, r of softmax at ``dps`` digits.
+    ``concrete=True``: sympy.hessian of −e·z + log Σ_a exp(z_a) written out (slow to build; tests only).
+    """
+    theta, x, z, Pt, tables = _softmax_sample_net(M, N, C, bias)
     if concrete:
+        e = sp.symbols(f"e0:{C}", real=True)
         zmax = sp.Symbol("zmax", real=True)  # a shift the loss does not depend on: keeps exp in range
         loss = -sum(ea * za for ea, za in zip(e, z, strict=True)) + zmax + sp.log(sum(sp.exp(za - zmax) for za in z))
         H = tables(sp.hessian(loss, theta))
@@ -525,25 +532,9 @@ def softmax_hessian_mpmath(W, b, V, c, X, y, activation="tanh", *, bias=True, dp
 
 @functools.cache
 def _softmax_sample_derivatives_numpy(M: int, N: int, C: int, bias: bool):
-    """The generic-φ J = ∂z/∂θ and ∇²z_a of :func:`_softmax_sample_derivatives`, lambdified with plain arithmetic
-    (``modules="numpy"``, no mpmath constants) so that they evaluate on arb balls."""
-    from proofs.ws import DERIVS
-
-    W = sp.Matrix(N, M, lambda k, m: sp.Symbol(f"W{k}_{m}", real=True))
-    b = sp.symbols(f"b0:{N}", real=True) if bias else (0,) * N
-    V = sp.Matrix(C, N, lambda a, k: sp.Symbol(f"V{a}_{k}", real=True))
-    c = sp.symbols(f"c0:{C}", real=True) if bias else (0,) * C
-    x = sp.symbols(f"x0:{M}", real=True)
-    theta = [*W] + (list(b) if bias else []) + [*V] + (list(c) if bias else [])
-    pre = [sum(W[k, m] * x[m] for m in range(M)) + b[k] for k in range(N)]
-    z = [sum(V[a, k] * DERIVS[0](pre[k]) for k in range(N)) + c[a] for a in range(C)]
-    Pt = sp.symbols(f"P0:{3 * N}")
-
-    def tables(expr):
-        for k in range(N):
-            expr = expr.xreplace({f(pre[k]): Pt[3 * k + o] for o, f in enumerate(DERIVS)})
-        return expr
-
+    """J = ∂z/∂θ and the upper triangles of ∇²z_a of :func:`_softmax_sample_derivatives` (generic φ) as one flat
+    list, lambdified with plain arithmetic (``modules="numpy"``, no mpmath constants) so that it evaluates on arb."""
+    theta, x, z, Pt, tables = _softmax_sample_net(M, N, C, bias)
     D = len(theta)
     J = tables(sp.Matrix([[sp.diff(za, t) for t in theta] for za in z]))
     K = [tables(sp.hessian(za, theta)) for za in z]
