@@ -31,6 +31,7 @@ def test_positive_definite_is_proved_for_a_pd_matrix_and_never_for_others():
     assert not proves_positive_definite(_exact(A - (lam[0] + 1e-3) * np.eye(6)))  # indefinite
     u = rng.integers(-3, 4, size=5)
     assert not proves_positive_definite(_exact(np.outer(u, u).astype(float)))  # PSD and exactly singular
+    assert not proves_positive_definite([[arb("inf"), arb(5)], [arb(5), arb(1)]])  # no real matrix in the balls
 
 
 def test_a_pd_matrix_near_singularity_is_proved_only_with_narrow_balls():
@@ -142,3 +143,73 @@ def test_the_arb_softmax_hessian_contains_the_mpmath_one_and_agrees_with_torch(c
     for i in range(D):
         for j in range(D):
             assert ref["H"][i, j].contains(from_mpf(Hm[i, j]))
+
+
+# found by a review of revision 2: GELU, no biases, equal samples at pre-activation ≈ −27 and labels balanced over
+# the classes, so Σ_i r_i cancels to ~160 digits; the former fixed-precision softmax dps path gave tr H = 6.10e-295
+_SOFTMAX_DEEP = {"W": [[2.972, 3.0, 2.999]], "b": None, "V": [[0.00176], [0.00752], [-0.00669]], "c": None,
+                 "X": [[-2.944, -2.993, -2.757]] * 6, "y": [0, 1, 2, 0, 1, 2], "activation": "gelu", "bias": False}
+
+
+def test_the_softmax_dps_path_keeps_its_digits_through_a_deep_cancellation():
+    """Independent truth: the SymPy-derivative softmax Hessian in mpmath at 600 digits."""
+    from checks.ws.strategies import SoftmaxCase
+    from numerics.ws.reference import mp_trace_moments, softmax_hessian_mpmath
+    from numerics.ws.softmax import softmax_hessian_moments
+
+    case = SoftmaxCase.from_json(_SOFTMAX_DEEP)
+    tr, tr2 = mp_trace_moments(softmax_hessian_mpmath(*case.args, "gelu", bias=False, dps=600), 600)
+    got = softmax_hessian_moments(*case.args, "gelu", bias=False, dps=50)
+    old = softmax_hessian_moments(*case.args, "gelu", bias=False, dps=50, _dps_engine="mpmath")
+    with mpmath.workdps(600):
+        assert got.backend == "arb" and abs(got.trace - tr) <= mpmath.mpf(10) ** -48 * tr
+        assert abs(got.trace_sq - tr2) <= mpmath.mpf(10) ** -48 * tr2
+        assert abs(got.trace - tr) <= got.radius[0] + mpmath.mpf(10) ** -60 * tr  # the radius bounds the error
+        assert abs(old.trace - tr) > mpmath.mpf("0.1") * tr  # the uncertified engine really fails here
+
+
+def test_the_softmax_properties_refute_the_deep_cancellation_case():
+    from checks.ws import softmax as S
+    from checks.ws.strategies import SoftmaxCase
+
+    case = SoftmaxCase.from_json(_SOFTMAX_DEEP)
+    assert S.bound_property().confirm(case) < 0 and S.moments_property().confirm(case) < 0
+
+
+# found by the same review (a lattice search): D = 2, tanh, whose two eigenvalues agree to 26 digits, so σ ≈ 1e-26·μ
+# is below what 50-digit moments fix: λ_sup raised "no real spectrum" (σ² = −1.2e-53)
+_NEAR_SCALAR = {"W": [[-0.7267366457453927]], "b": None, "v": [0.4992231917224795], "c": None,
+                "X": [[-1.6614130748481633], [-0.31118804013813856], [1.2620998565298505], [1.0426512018510086],
+                      [2.247225899147928], [-2.8107271312652196], [2.2301291541087545]],
+                "y": [1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0], "activation": "tanh", "bias": False}
+
+
+def test_a_near_scalar_hessian_gets_an_honest_lambda_sup_and_an_undecided_confirmation():
+    from numerics.ws import ce_hessian_moments
+
+    case = NetCase.from_json(_NEAR_SCALAR)
+    H = ce_hessian_mpmath(*case.args, "tanh", bias=False, dps=200)
+    with mpmath.workdps(200):
+        lmax = max(mpmath.eigsy(H, eigvals_only=True))  # D = 2: λ_sup = λ_max exactly
+    m = ce_hessian_moments(*case.args, "tanh", bias=False, dps=50)
+    assert mpmath.isfinite(m.lambda_sup)  # no longer "no real spectrum"
+    ball = m.lambda_sup_ball()
+    with ctx.workprec(700):
+        assert ball.contains(from_mpf(lmax)) and ball.rad() < arb(10) ** -25
+    with pytest.raises(Undecided):  # the ball [μ, μ + 3e-27] holds λ_max: neither side is provable
+        bound_property().confirm(case)
+    m80 = ce_hessian_moments(*case.args, "tanh", bias=False, dps=80)
+    with ctx.workprec(700):
+        assert m80.lambda_sup_ball().contains(from_mpf(lmax)) and m80.lambda_sup_ball().rad() < arb(10) ** -50
+
+
+def test_a_proved_gap_against_an_exact_zero_is_a_disagreement_and_an_unproved_scale_is_undecided():
+    from checks.ws.bound import _proved_gap
+
+    tiny = mpmath.mpf(10) ** -320
+    assert _proved_gap(tiny, None, arb(0), arb(0)) == 1.0  # exact reference 0, closed form 1e-320: wrong
+    assert _proved_gap(tiny, tiny, arb(0), arb(0)) == 0.0  # within its own radius of 0: no disagreement
+    with ctx.workprec(400):
+        assert 0 < _proved_gap(mpmath.mpf(1), None, arb(1) + EPS * EPS * EPS, arb(1))  # a gap of 2⁻³⁰⁰ stays > 0
+    with pytest.raises(Undecided):
+        _proved_gap(mpmath.mpf(1), None, arb(2), arb(0, 1))

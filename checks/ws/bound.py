@@ -11,6 +11,8 @@ in arb balls (proved distances, :func:`_proved_gap`) for λ_sup's inputs tr H, t
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 
@@ -99,26 +101,47 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
 
         dps = TOL["confirm_dps"]
         ref = dense_arb(*case.args, case.activation, bias=case.bias, dps=2 * dps + 10)
-        lsup = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps).lambda_sup
-        if isinstance(lsup, int | float):
-            lsup = mpmath.mpf(lsup)  # taken as given, like any number the suite reports
-        if not (isinstance(lsup, mpmath.mpf) and mpmath.isfinite(lsup)):
-            return 1.0  # λ_sup must be a finite real number (not nan, ±inf or complex): the suite's failure
+        if not ref["rigorous"]:
+            raise Undecided(f"{name}: the reference's unit tables are not enclosures (a SymPy activation)")
+        m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
         H, D = ref["H"], ref["dim"]
         slack = TOL["ws_confirm_slack"]
         with ctx.workprec(ref["prec"]):
-            scale = ref["frobenius"] + arb("1e-300")
-            t = from_mpf(lsup) + arb(slack) * scale
-            shifted = [[(t if i == j else 0) - H[i, j] for j in range(D)] for i in range(D)]
-            if proves_positive_definite(shifted):
-                return -slack  # proved: λ_max < λ_sup + slack·‖H‖_F (an upper bound on the margin; its sign is used)
+            ball = m.lambda_sup_ball() if hasattr(m, "lambda_sup_ball") else None
+            if ball is None:  # no radius: the reported number, taken as given
+                try:
+                    lsup = m.lambda_sup
+                except ValueError as exc:  # moments the suite claims exact, yet "no real spectrum": its failure
+                    return _suite_failed(f"{name}: λ_sup raised on a valid net ({exc})")
+                if isinstance(lsup, int | float):
+                    lsup = mpmath.mpf(lsup)
+                if not (isinstance(lsup, mpmath.mpf) and mpmath.isfinite(lsup)):
+                    return _suite_failed(f"{name}: λ_sup = {lsup!r} is not a finite real number")
+                lo = hi = from_mpf(lsup)
+            elif not ball.is_finite():
+                raise Undecided(f"{name}: the closed form's λ_sup ball is not finite ({ball})")
+            else:
+                lo, hi = ball.lower(), ball.upper()
+            fro = ref["frobenius"]
+            if all(h.is_exact() and h == 0 for h in H.flat):  # H = 0: λ_max = 0 exactly
+                if lo >= 0:
+                    return -slack
+                if hi < 0:
+                    return _suite_failed(f"{name}: λ_sup < 0 = λ_max for H = 0")
+                raise Undecided(f"{name}: H = 0 and the λ_sup ball {ball} contains 0")
+            if not fro > 0:
+                raise Undecided(f"{name}: ‖H‖_F is not proved positive ({fro})")
+            # refuted: λ_max < lo + slack·‖H‖_F ≤ λ_sup + slack·‖H‖_F, by a Cholesky proof
+            t_lo = lo + arb(slack) * fro.lower()
+            if proves_positive_definite([[(t_lo if i == j else 0) - H[i, j] for j in range(D)] for i in range(D)]):
+                return -slack  # an upper bound on the margin (its sign is what counts)
             mid = np.array([[float(H[i, j].mid()) for j in range(D)] for i in range(D)])
             u = np.linalg.eigh(mid)[1][:, -1]
-            gap = (rayleigh_lower(H, u) - t) / scale
-            if gap > 0:
-                return float(gap.lower())  # proved: λ_max ≥ uᵀHu/uᵀu > λ_sup + slack·‖H‖_F
+            gap = (rayleigh_lower(H, u) - hi - arb(slack) * fro.upper()) / fro.upper()
+            if gap > 0:  # proved: λ_max ≥ uᵀHu/uᵀu > λ_sup + slack·‖H‖_F
+                return max(float(gap.lower()), math.ulp(0.0))
         raise Undecided(f"{name}: neither λ_max < λ_sup + slack·‖H‖_F nor the converse proved at "
-                        f"{ref['prec']} bits (Rayleigh gap {gap})")
+                        f"{ref['prec']} bits (λ_sup ∈ [{lo}, {hi}], Rayleigh gap {gap})")
 
     return Property(name, strategy, screen, confirm if dense_arb is None else confirm_arb, case_type.to_json,
                     case_type.from_json, budget=120, revision=1 if dense_arb is None else 2)
@@ -131,8 +154,18 @@ def bound_property(moments_fn=ce_hessian_moments) -> Property:
                                 moments_fn, dense_arb=ce_hessian_arb)
 
 
+def _suite_failed(why: str) -> float:
+    """A confirmation margin for a case where the suite itself fails (an error or a non-number on a valid net):
+    positive, so the case is a confirmed counterexample to the suite; ``why`` is for the reader of this code."""
+    return 1.0
+
+
 def _proved_gap(value, radius, ball, scale) -> float:
-    """A lower bound on |value − x| / scale over x in the arb ``ball`` and value ± ``radius`` (0 if they meet)."""
+    """A lower bound on |value − x| / scale over x in the arb ``ball`` and value ± ``radius`` (0 if they meet).
+
+    ``scale`` is an arb ball: proved positive, the gap is relative to its upper end; an exact 0 (the reference is
+    exactly zero) makes any proved gap unbounded relative to it, reported as 1.0; a ball that straddles 0 proves
+    nothing (:class:`Undecided`). A positive gap never rounds to 0.0."""
     from flint import arb
 
     from numerics.ws._arb import from_mpf
@@ -140,7 +173,13 @@ def _proved_gap(value, radius, ball, scale) -> float:
     # from_mpf is exact at any precision; mpmath.mpf(value) would round a 50-digit value to the working 15 digits
     r = from_mpf(radius) if radius is not None else arb(0)
     lower = arb((from_mpf(value) - ball).abs_lower()) - r
-    return float((lower / scale).lower()) if lower > 0 else 0.0
+    if not lower > 0:
+        return 0.0
+    if scale > 0:
+        return max(float((lower / scale.upper()).lower()), math.ulp(0.0))
+    if scale.is_exact() and scale == 0:
+        return 1.0
+    raise Undecided(f"the scale {scale} of a proved gap {lower} is not proved positive")
 
 
 def trace_moments_property(name, strategy, case_type, dense_float, dense_mpmath, moments_fn,
@@ -170,17 +209,17 @@ def trace_moments_property(name, strategy, case_type, dense_float, dense_mpmath,
         return max(rel(m.trace, np.trace(H), s1), rel(m.trace_sq, fro2, fro2 + 1e-300)) - TOL["ws_moments_screen"]
 
     def confirm_arb(case):
-        from numerics.ws._arb import from_mpf
 
         dps = TOL["confirm_dps"]
         ref = dense_arb(*case.args, case.activation, bias=case.bias, dps=dps + 10)
         m = moments_fn(*case.args, case.activation, bias=case.bias, dps=dps)
         if m.dim != ref["dim"]:
             return 1.0
+        if not ref["rigorous"]:
+            raise Undecided(f"{name}: the reference's unit tables are not enclosures (a SymPy activation)")
         rad = m.radius or (None, None)
-        tiny = from_mpf(mpmath.mpf(10) ** -300)
-        return max(_proved_gap(m.trace, rad[0], ref["trace"], ref["abs_diag"] + tiny),
-                   _proved_gap(m.trace_sq, rad[1], ref["trace_sq"], abs(ref["trace_sq"]) + tiny)) \
+        return max(_proved_gap(m.trace, rad[0], ref["trace"], ref["abs_diag"]),
+                   _proved_gap(m.trace_sq, rad[1], ref["trace_sq"], abs(ref["trace_sq"]))) \
             - TOL["ws_confirm_slack"]
 
     def confirm(case):

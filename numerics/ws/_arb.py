@@ -191,6 +191,8 @@ def proves_positive_definite(A) -> bool:
     means "not proved": the matrix may still be positive definite with balls too wide for the proof (the radii
     grow by about its condition number)."""
     D = len(A)
+    if not all(A[i][j].is_finite() for i in range(D) for j in range(i, D)):
+        return False  # an infinite or nan ball contains no real matrix to prove anything about
     L = [[None] * D for _ in range(D)]
     for k in range(D):
         d = A[k][k] - sum((L[k][j] * L[k][j] for j in range(k)), arb(0))

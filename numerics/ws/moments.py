@@ -78,12 +78,13 @@ class WSBounds:
         return self.mean - self.std * sqrt(q(k - 1, D - k + 1)), self.mean + self.std * sqrt(q(D - k, k))
 
 
-def ws_bounds(trace, trace_sq, dim: int) -> WSBounds:
+def ws_bounds(trace, trace_sq, dim: int, *, var_tol=None) -> WSBounds:
     """The four Wolkowicz–Styan eigenvalue bounds (and, via ``.kth``, the k-th eigenvalue form).
 
     ``trace`` and ``trace_sq`` may be floats or mpmath numbers; the result uses the same arithmetic.
     Rounding can make tr A²/D − m² slightly negative for a multiple of the identity; it is clipped
-    to 0 only when within 64 ulps of 0 relative to tr A²/D, and otherwise is an error.
+    to 0 only when within 64 ulps of 0 relative to tr A²/D (or within ``var_tol``, a bound on its error that the
+    caller knows, e.g. from the inputs' own radii), and otherwise is an error.
     """
     if not isinstance(dim, int | np.integer) or isinstance(dim, bool):
         raise ValueError(f"dim must be an integer, got {type(dim).__name__}")
@@ -105,7 +106,7 @@ def ws_bounds(trace, trace_sq, dim: int) -> WSBounds:
     m = tr / dim
     var = tr2 / dim - m * m
     if var < 0:
-        if -var > 64 * eps * (tr2 / dim):
+        if -var > 64 * eps * (tr2 / dim) and not (var_tol is not None and -var <= var_tol):
             raise ValueError(
                 f"tr A²/D − (tr A/D)² = {float(var):.3e} < 0: no real spectrum has these moments"
             )
@@ -137,16 +138,51 @@ class HessianMoments:
     @property
     def bounds(self) -> WSBounds:
         """The Wolkowicz–Styan bounds from these moments; a ``dps=`` result's in mpmath at dps + 10 digits, not at
-        the caller's ambient precision (which left λ_sup of a 50-digit result with mpmath's default 15 digits)."""
+        the caller's ambient precision (which left λ_sup of a 50-digit result with mpmath's default 15 digits).
+        σ² = tr H²/D − μ² is clipped at 0 when it is negative by less than the moments' own error (their radii,
+        or 4·10^-dps of its terms): a Hessian whose eigenvalues agree to more digits than dps has σ² = 0 within
+        what the moments know, not "no real spectrum". How many digits λ_sup keeps is :meth:`lambda_sup_ball`'s."""
         if self.dps is None:
             return ws_bounds(self.trace, self.trace_sq, self.dim)
         with mpmath.workdps(int(self.dps) + 10):
-            return ws_bounds(self.trace, self.trace_sq, self.dim)
+            D = self.dim
+            mu = self.trace / D
+            tol = 4 * mpmath.mpf(10) ** -int(self.dps) * (abs(self.trace_sq) / D + mu * mu)
+            if self.radius is not None:
+                rtr, rtr2 = self.radius
+                tol += rtr2 / D + 2 * abs(mu) * rtr / D + (rtr / D) ** 2
+            return ws_bounds(self.trace, self.trace_sq, D, var_tol=tol)
 
     @property
     def lambda_sup(self):
         """λ_sup = μ + √(D−1)σ, the paper's upper bound on λ_max(H)."""
         return self.bounds.lmax_upper
+
+    def lambda_sup_ball(self):
+        """A ``flint.arb`` ball containing λ_sup of the exact closed form (from ``radius``: the moments' balls
+        through μ + √(D−1)σ, σ² clipped below at 0), or None without a radius (float64, a SymPy activation, the
+        mpmath engine). Its width says how many of λ_sup's digits are fixed: fewer than dps when σ ≪ μ."""
+        if self.dps is None or self.radius is None:
+            return None
+        from flint import arb, ctx
+
+        from numerics.ws._arb import bits_for, from_mpf
+
+        with ctx.workprec(2 * bits_for(int(self.dps)) + 64):
+            exact = lambda x: from_mpf(x if isinstance(x, mpmath.mpf) else mpmath.mpf(x))  # noqa: E731
+            # (not mpmath.mpf(x) of an mpf: that rounds a 50-digit value to the ambient 15 digits)
+            tr = arb(exact(self.trace), exact(self.radius[0]))
+            tr2 = arb(exact(self.trace_sq), exact(self.radius[1]))
+            D = arb(self.dim)
+            mu = tr / D
+            var = tr2 / D - mu * mu
+            if var > 0:
+                sigma = var.sqrt()
+            else:  # σ² ≥ 0 for a real spectrum: σ ∈ [0, √(upper end)]
+                hi = var.upper()
+                top = hi.sqrt().upper() if hi > 0 else arb(0)
+                sigma = arb(top / 2, top / 2)
+            return mu + (D - 1).sqrt() * sigma
 
 
 # ------------------------------------------------------------------------------------------------

@@ -273,7 +273,8 @@ def _default_block(C: int) -> int:
 
 def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
                             dps: int | None = None, block: int | None = None,
-                            _kernels: ModuleType = softmax_kernels, _center=centered) -> SoftmaxHessianMoments:
+                            _kernels: ModuleType = softmax_kernels, _center=centered,
+                            _dps_engine: str = "arb") -> SoftmaxHessianMoments:
     """tr H and tr H² of the mean softmax cross-entropy Hessian, without forming H.
 
     Parameters
@@ -284,7 +285,10 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     X : (n, M) array; y : (n,) integer labels in 0..C−1
     activation : "sigmoid" | "tanh" | "softplus" | "gelu" | sympy.Expr in one variable
     dps : int, optional
-        Evaluate the same closed form in mpmath at ``dps`` digits (inputs converted exactly from float64).
+        Evaluate the same closed form to ``dps`` digits (inputs converted exactly from float64), in arb balls with
+        guard bits raised until both results fix ``dps`` digits; ``.radius`` bounds their errors (None for a SymPy
+        activation), and wider balls come with a :class:`~numerics.ws.moments.PrecisionWarning`.
+        ``_dps_engine="mpmath"`` runs the former fixed-precision mpmath object arrays (uncertified).
     block : int, optional
         Samples per block of the pair sums (memory O(block² C²)); default about 1536 / C.
 
@@ -300,6 +304,9 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
         raise ValueError(f"block must be a positive integer, got {block!r}")
     if dps is not None and not (isinstance(dps, int | np.integer) and dps >= 15):
         raise ValueError(f"dps must be an integer >= 15 (mpmath digits), got {dps!r}")
+    if _dps_engine not in ("arb", "mpmath"):
+        raise ValueError(f"_dps_engine must be 'arb' or 'mpmath', got {_dps_engine!r}")
+    radius = None
     kw = dict(n=n, kernels=_kernels, block=int(block), bias=bias, center=_center)
     if dps is None:
         P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=False)
@@ -310,14 +317,57 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
             except FloatingPointError as exc:
                 raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
         tr, tr2 = float(tr), float(tr2)
-    else:
+    elif _dps_engine == "mpmath":
         with mpmath.workdps(int(dps)):
             P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=True)
             Xt = np.hstack([Xm, np.full((n, 1), mpmath.mpf(1), dtype=object)]) if bias else Xm
             tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
             tr, tr2 = +mpmath.mpf(tr), +mpmath.mpf(tr2)
+    else:
+        tr, tr2, radius = _moments_dps_arb(W, b, V, c, X, y, act, int(dps), **kw)
     return SoftmaxHessianMoments(tr, tr2, softmax_dim(N, M, C, bias), n, bias, act.name, dps,
-                                 "mpmath" if dps is not None else "numpy", classes=C)
+                                 "numpy" if dps is None else _dps_engine, radius, classes=C)
+
+
+def _moments_dps_arb(W, b, V, c, X, y, act: SmoothActivation, dps: int, *, n: int, bias: bool, **kw):
+    """(tr H, tr H², radius) of the ``dps=`` path in arb balls, as :func:`numerics.ws.moments._moments_dps_arb` for
+    BCE: the same closed form on ArbArrays (unit tables and softmax enclosures from the float64 inputs converted
+    exactly), the guard bits doubled until both balls fix ``dps`` digits (at most ``DPS_MAX_DOUBLINGS`` times);
+    wider balls are returned with their radii and a :class:`PrecisionWarning`, never as ``dps`` digits. Found by
+    the proved confirmation of ws.softmax: GELU, no biases, equal samples at pre-activation −27 and labels balanced
+    over the classes make Σ_i r_i cancel to ~160 digits, and the former fixed-precision mpmath path returned tr H
+    6.10e-295 against the exact 8.94e-295."""
+    import warnings
+
+    from flint import arb
+
+    from numerics.ws import _arb
+    from numerics.ws.moments import DPS_MAX_DOUBLINGS, PrecisionWarning, _digits_fixed
+
+    exp = np.frompyfunc(lambda t: t.exp(), 1, 1)
+    sqrt = np.frompyfunc(lambda t: t.sqrt(), 1, 1)
+
+    def evaluate():
+        P, Xa, rigorous = _arb.unit_tables(W, b, X, act, dps)
+        Va = _arb.arb_array(V)
+        Zl = P[0] @ Va.T + (_arb.arb_array(c) if c is not None else 0)
+        p, s, r = (np.asarray(t, dtype=object).view(_arb.ArbArray) for t in _softmax_tables(Zl, y, exp))
+        Xt = np.hstack([Xa, _arb.arb_array(np.ones((n, 1)))]).view(_arb.ArbArray) if bias else Xa
+        tr, tr2 = _moments(P, p, s, r, Va, Xt, n=n, bias=bias, sqrt=sqrt, **kw)
+        return (arb(tr), arb(tr2)), rigorous
+
+    ((btr, btr2), rigorous), _ = _arb.until_accurate(evaluate, dps, max_doublings=DPS_MAX_DOUBLINGS)
+    if not (btr.is_finite() and btr2.is_finite()):
+        raise ValueError(f"dps={dps}: the arb balls of the softmax moments are not finite (units saturated beyond "
+                         "arb's exponent range); retry with _dps_engine='mpmath' (uncertified)")
+    (tr, rtr), (tr2, rtr2) = _arb.round_to_dps(btr, dps), _arb.round_to_dps(btr2, dps)
+    if not (_arb.accurate(btr, dps) and _arb.accurate(btr2, dps)):
+        got = min(_digits_fixed(btr), _digits_fixed(btr2))
+        warnings.warn(f"dps={dps}: the arb balls fix only about {got} digits of the softmax (tr H, tr H²) after "
+                      f"{DPS_MAX_DOUBLINGS} guard-bit doublings (cancellation in the sums); the radii bound the errors"
+                      + ("" if rigorous else " of the sums only (a SymPy activation's tables have no enclosure)"),
+                      PrecisionWarning, stacklevel=3)
+    return tr, tr2, ((rtr, rtr2) if rigorous else None)
 
 
 @dataclass(frozen=True)
