@@ -349,6 +349,15 @@ def ws_roofline(data: Data, targets: Targets) -> list[str]:
                 f"({h['torch_over_roofline']:.2f}× the roofline)."
                 if "closed_torch_s" in h
                 else "."
+            )
+            + (
+                f" Not in the roofline: each call takes {h['closed_minflt_per_call']:.0f} minor page faults (the "
+                f"first touch of its temporaries, which glibc hands back to the kernel between calls) and "
+                f"{h['closed_sys_s_per_call'] * 1e3:.1f} ms of kernel time, "
+                f"{h['closed_sys_s_per_call'] / h['closed_wall_s_faults_run']:.0%} of its wall time in that run "
+                f"({h['closed_wall_s_faults_run'] * 1e3:.1f} ms a call)."
+                if "closed_minflt_per_call" in h
+                else ""
             ),
             "",
             "Profile of one call:",

@@ -272,6 +272,21 @@ def block_sweep(bench: Bench):
     }
 
 
+def _faults_per_call(fn, calls: int) -> dict[str, float]:
+    """Minor page faults, kernel (system) CPU seconds and wall seconds per call of ``fn`` (getrusage of this
+    process around ``calls`` calls after one warm-up): the first touch of a call's fresh temporaries, which glibc
+    returns to the kernel between calls, is kernel time that no flop or byte count of the roofline includes."""
+    import resource
+
+    fn()
+    r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    for _ in range(calls):
+        fn()
+    wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF)
+    return {"closed_minflt_per_call": (r1.ru_minflt - r0.ru_minflt) / calls,
+            "closed_sys_s_per_call": (r1.ru_stime - r0.ru_stime) / calls, "closed_wall_s_faults_run": wall / calls}
+
+
 def headline(bench: Bench):
     g = bench.grid
     (M, N), n = g.head_MN, g.head_n
@@ -298,6 +313,7 @@ def headline(bench: Bench):
         "triad": lambda: np.add(big, big, out=outb),
     }
     per, _ = round_robin(fns, rounds=max(g.reps, 5))  # each round: the closed form, its torch backend, the rates
+    faults = _faults_per_call(fns["closed"], calls=5)  # what the roofline does not count: first-touch page faults
     med = {k: statistics.median(v) for k, v in per.items()}
     gemm_rate, bw = 2 * s_g**3 / med["gemm"], 3 * big.nbytes / med["triad"]
     t_flop = cost["flops"] / gemm_rate
@@ -329,6 +345,7 @@ def headline(bench: Bench):
         "closed_torch_s": med["closed_torch"],
         "torch_over_roofline": med["closed_torch"] / roof,
         "achieved_gflops": cost["flops"] / t_cf / 1e9,
+        **faults,
     }
     if "dense_s" in row:
         h.update(dense_s=row["dense_s"], ratio=row["ratio_dense_over_closed"])
