@@ -46,7 +46,10 @@ def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
     m = data["meta"]
     note = (
         f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
-        f"load average {data.get('machine', {}).get('loadavg_start', [math.nan])[0]:.1f} at its start)."
+        f"load average {data.get('machine', {}).get('loadavg_start', [math.nan])[0]:.1f} at its start"
+        + "".join(f"; {', '.join(_only_of(x))} re-run at {x.get('started', '?')} and merged"
+                  for x in m.get("merged", []))
+        + ")."
     )
     body = "\n".join([README_START, note, "", headline_table(data, targets), README_END])
     readme.write_text(head + body + tail)
@@ -74,9 +77,26 @@ def header(data: Data, targets: Targets) -> list[str]:
         f"Machine: {data['machine']['cpu_count']} cores, load average at start "
         f"{data['machine']['loadavg_start'][0]:.1f} (shared), float64 GEMM "
         f"{data['machine']['gemm_gflops']:.1f} GFLOP/s, triad {data['machine']['triad_gbs']:.1f} GB/s. "
-        "All comparisons are medians of interleaved runs within this one run.",
+        "All comparisons are medians of interleaved runs within this one run"
+        + ("." if not data["meta"].get("merged") else
+           ", except the sections re-run later and merged in: " + "; ".join(
+               f"{', '.join(m.get('only') or _only_of(m))} ({m.get('started', '?')})"
+               for m in data["meta"]["merged"]) + "."),
         "",
     ]
+
+
+def _only_of(meta: dict) -> list[str]:
+    """The sections a merged run re-ran, from its argv (``--only a b --merge``)."""
+    argv = list(meta.get("argv", []))
+    if "--only" not in argv:
+        return ["?"]
+    out = []
+    for a in argv[argv.index("--only") + 1:]:
+        if a.startswith("--"):
+            break
+        out.append(a)
+    return out
 
 
 def headline(data: Data, targets: Targets) -> list[str]:
