@@ -535,7 +535,6 @@ def _moments_dps_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, bias:
     many digits they fix: never fewer digits presented as ``dps``. None only when a ball is not finite (every unit
     saturated beyond arb's exponent range, tables [0 ± 1e-10⁹]): the caller then runs the mpmath path, which has
     no error bound (radius None) and warns."""
-    import warnings
 
     from numerics.ws import _arb
 
@@ -543,13 +542,23 @@ def _moments_dps_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, bias:
                                               max_doublings=DPS_MAX_DOUBLINGS, **kw)
     if not (btr.is_finite() and btr2.is_finite()):
         return None
+    return _rounded(btr, btr2, dps, rigorous, "(tr H, tr H²)")
+
+
+def _rounded(btr, btr2, dps: int, rigorous: bool, what: str, stacklevel: int = 4):
+    """(tr, tr², radius) from the two result balls: their midpoints rounded to ``dps`` digits and, when ``rigorous``,
+    bounds on the errors; a :class:`PrecisionWarning` when either ball fixes fewer than ``dps`` digits."""
+    import warnings
+
+    from numerics.ws import _arb
+
     (tr, rtr), (tr2, rtr2) = _arb.round_to_dps(btr, dps), _arb.round_to_dps(btr2, dps)
     if not (_arb.accurate(btr, dps) and _arb.accurate(btr2, dps)):
         got = min(_digits_fixed(btr), _digits_fixed(btr2))
-        warnings.warn(f"dps={dps}: the arb balls fix only about {got} digits of (tr H, tr H²) after "
+        warnings.warn(f"dps={dps}: the arb balls fix only about {got} digits of {what} after "
                       f"{DPS_MAX_DOUBLINGS} guard-bit doublings (cancellation in the sums); the radii bound the errors"
                       + ("" if rigorous else " of the sums only (a SymPy activation's tables have no enclosure)"),
-                      PrecisionWarning, stacklevel=3)
+                      PrecisionWarning, stacklevel=stacklevel)
     return tr, tr2, ((rtr, rtr2) if rigorous else None)
 
 

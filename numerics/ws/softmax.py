@@ -337,12 +337,10 @@ def _moments_dps_arb(W, b, V, c, X, y, act: SmoothActivation, dps: int, *, n: in
     the proved confirmation of ws.softmax: GELU, no biases, equal samples at pre-activation −27 and labels balanced
     over the classes make Σ_i r_i cancel to ~160 digits, and the former fixed-precision mpmath path returned tr H
     6.10e-295 against the exact 8.94e-295."""
-    import warnings
-
     from flint import arb
 
     from numerics.ws import _arb
-    from numerics.ws.moments import DPS_MAX_DOUBLINGS, PrecisionWarning, _digits_fixed
+    from numerics.ws.moments import DPS_MAX_DOUBLINGS, _rounded
 
     exp = np.frompyfunc(lambda t: t.exp(), 1, 1)
     sqrt = np.frompyfunc(lambda t: t.sqrt(), 1, 1)
@@ -360,14 +358,7 @@ def _moments_dps_arb(W, b, V, c, X, y, act: SmoothActivation, dps: int, *, n: in
     if not (btr.is_finite() and btr2.is_finite()):
         raise ValueError(f"dps={dps}: the arb balls of the softmax moments are not finite (units saturated beyond "
                          "arb's exponent range); retry with _dps_engine='mpmath' (uncertified)")
-    (tr, rtr), (tr2, rtr2) = _arb.round_to_dps(btr, dps), _arb.round_to_dps(btr2, dps)
-    if not (_arb.accurate(btr, dps) and _arb.accurate(btr2, dps)):
-        got = min(_digits_fixed(btr), _digits_fixed(btr2))
-        warnings.warn(f"dps={dps}: the arb balls fix only about {got} digits of the softmax (tr H, tr H²) after "
-                      f"{DPS_MAX_DOUBLINGS} guard-bit doublings (cancellation in the sums); the radii bound the errors"
-                      + ("" if rigorous else " of the sums only (a SymPy activation's tables have no enclosure)"),
-                      PrecisionWarning, stacklevel=3)
-    return tr, tr2, ((rtr, rtr2) if rigorous else None)
+    return _rounded(btr, btr2, dps, rigorous, "the softmax (tr H, tr H²)")
 
 
 @dataclass(frozen=True)
