@@ -37,6 +37,7 @@ E levels run their independent (seed, size) runs through :func:`sweep`: Dask tas
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -313,11 +314,23 @@ class Campaign:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        # an exception (Ctrl-C included) ends the campaign: its finished shards are in the journal already, and a
+        # worker asked to close first finishes the shard it is running (up to 20 minutes for a stalled one)
+        self.close(abort=exc_type is not None)
 
-    def close(self) -> None:
-        """Close the client and the cluster if this campaign started them (a client passed in stays open)."""
+    def close(self, *, abort: bool = False) -> None:
+        """Close the client and the cluster if this campaign started them (a client passed in stays open).
+        ``abort``: first kill the worker processes of a LocalCluster this campaign started, so that closing does
+        not wait for their running shards (whose results are lost either way)."""
+        if abort and self.cluster is not None:
+            import signal
+
+            for nanny in list(getattr(self.cluster, "workers", {}).values()):
+                pid = getattr(nanny, "pid", None)
+                if pid:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
         if self.client is not None:
             self.client.unsubscribe_topic(TOPIC)
             if self.own_client:

@@ -148,6 +148,11 @@ def _run(args) -> int:
     campaign = _campaign(args)
     try:
         return _run_claims(args, claims, levels, jobs, campaign)
+    except BaseException:  # Ctrl-C included: finished shards are journaled; do not wait for the running ones
+        if campaign is not None:
+            campaign.close(abort=True)
+            campaign = None
+        raise
     finally:
         if campaign is not None:
             campaign.close()

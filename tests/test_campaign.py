@@ -53,7 +53,17 @@ def _planted_property() -> Property:
     return theorem_equality_property(ws_bounds_sqrt_d)
 
 
+def _very_slow_screen(x: int) -> float:
+    time.sleep(0.2)  # a shard of 300 examples lasts a minute
+    return -1.0
+
+
+def _very_slow_property() -> Property:
+    return Property("test/very-slow", st.integers(0, 10**6), _very_slow_screen, _very_slow_screen)
+
+
 # factories and their arguments go to the workers by reference (a planted copy's strategies do not pickle)
+VERY_SLOW = PropertyRef.recipe(_very_slow_property)
 SLOW = PropertyRef.recipe(_slow_property)
 RARE = PropertyRef.recipe(_rare_property)
 PLANTED = PropertyRef.recipe(_planted_property)
@@ -280,3 +290,23 @@ def test_a_killed_worker_process_loses_only_its_shard(tmp_path):
         assert killed and timing["shards_run"] == 10
     ref, _ = _run(Campaign(None, shards=10), SLOW, tmp_path / "ref", budget=200)
     assert fingerprint(res) == fingerprint(ref)
+
+
+def test_ctrl_c_ends_a_local_campaign_without_waiting_for_its_running_shard(tmp_path):
+    """A worker asked to close first tries to finish its running task; Ctrl-C must not wait for a shard: leaving the
+    campaign on an exception kills the worker processes it started (the finished shards are in the journal)."""
+    import signal
+    import threading
+
+    t_int = []
+
+    def interrupt():
+        t_int.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):  # noqa: PT012 (the interrupt lands inside the campaign)
+        with Campaign.local(1, shards=1) as camp:
+            threading.Timer(3.0, interrupt).start()
+            _run(camp, VERY_SLOW, tmp_path, budget=300)
+    # measured: 0.05 s; without the kill, 4.1 s for a worker that closes only once Dask's own timeout expires
+    assert t_int and time.perf_counter() - t_int[0] < 3.0
