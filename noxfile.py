@@ -45,14 +45,6 @@ def falsify(session):
     session.run("python", "-m", "checks", "falsify", *session.posargs)
 
 
-@nox.session(python=PY, reuse_venv=True)
-def tests(session):
-    """The test suite, plus the derive drift gate."""
-    install(session, "[test]")
-    session.run("python", "-m", "proofs.derive", "--check")
-    session.run("pytest", "-q", "-n", "auto", *session.posargs)  # pytest-xdist: one worker per core
-
-
 # backpack-for-pytorch declares torchvision, which it imports only in its examples; the index's torchvision wheels
 # are built against the CUDA torch and fail to import beside torch +cpu. So the peers go in without dependencies,
 # and their real ones (pinned in constraints.txt) are listed here.
@@ -60,13 +52,27 @@ BENCH_PEERS = ("curvlinops-for-pytorch", "backpack-for-pytorch", "PyHessian")
 BENCH_PEER_DEPS = ("einops", "einconv", "unfoldNd", "linear_operator", "opt_einsum", "tqdm")
 
 
+def install_peers(session):
+    session.install(*CONSTRAINTS, *BENCH_PEER_DEPS)
+    session.install(*CONSTRAINTS, "--no-deps", *BENCH_PEERS)
+
+
+@nox.session(python=PY, reuse_venv=True)
+def tests(session):
+    """The test suite, plus the derive drift gate. The bench's peers are installed too: each is checked against the
+    closed form at small sizes (tests/test_bench_peers.py, the quick bench), which would otherwise be skipped."""
+    install(session, "[test]")
+    install_peers(session)
+    session.run("python", "-m", "proofs.derive", "--check")
+    session.run("pytest", "-q", "-n", "auto", *session.posargs)  # pytest-xdist: one worker per core
+
+
 @nox.session(python=PY, reuse_venv=True)
 def bench(session):
     """Speed and memory against the alternatives and the peers (extra ``bench``: curvlinops, BackPACK, PyHessian);
     writes reports/bench.{json,md} and plots. ``-- --quick`` for the small grid."""
     install(session)
-    session.install(*CONSTRAINTS, *BENCH_PEER_DEPS)
-    session.install(*CONSTRAINTS, "--no-deps", *BENCH_PEERS)
+    install_peers(session)
     session.run("python", "-m", "checks.bench", *session.posargs)
 
 
