@@ -304,9 +304,14 @@ def test_ctrl_c_ends_a_local_campaign_without_waiting_for_its_running_shard(tmp_
         t_int.append(time.perf_counter())
         os.kill(os.getpid(), signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):  # noqa: PT012 (the interrupt lands inside the campaign)
-        with Campaign.local(1, shards=1) as camp:
-            threading.Timer(3.0, interrupt).start()
-            _run(camp, VERY_SLOW, tmp_path, budget=300)
+    # pytest-xdist's workers ignore SIGINT: Python's own handler (KeyboardInterrupt) for the length of the test
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):  # noqa: PT012 (the interrupt lands inside the campaign)
+            with Campaign.local(1, shards=1) as camp:
+                threading.Timer(3.0, interrupt).start()
+                _run(camp, VERY_SLOW, tmp_path, budget=300)
+    finally:
+        signal.signal(signal.SIGINT, before)
     # measured: 0.05 s; without the kill, 4.1 s for a worker that closes only once Dask's own timeout expires
     assert t_int and time.perf_counter() - t_int[0] < 3.0
