@@ -457,6 +457,15 @@ def _softmax_sample_net(M: int, N: int, C: int, bias: bool):
 
 
 @functools.cache
+def _softmax_sample_jk(M: int, N: int, C: int, bias: bool):
+    """(J = ∂z/∂θ, [∇²z_a]) of one sample for a generic φ, in the table symbols of :func:`_softmax_sample_net`:
+    derived once for the mpmath and the arb references."""
+    theta, x, z, Pt, tables = _softmax_sample_net(M, N, C, bias)
+    J = tables(sp.Matrix([[sp.diff(za, t) for t in theta] for za in z]))
+    return J, [tables(sp.hessian(za, theta)) for za in z]
+
+
+@functools.cache
 def _softmax_sample_derivatives(M: int, N: int, C: int, bias: bool, concrete: bool):
     """One sample's softmax CE Hessian in θ from SymPy, lambdified to mpmath.
 
@@ -471,8 +480,7 @@ def _softmax_sample_derivatives(M: int, N: int, C: int, bias: bool, concrete: bo
         loss = -sum(ea * za for ea, za in zip(e, z, strict=True)) + zmax + sp.log(sum(sp.exp(za - zmax) for za in z))
         H = tables(sp.hessian(loss, theta))
         return sp.lambdify([theta, x, Pt, e, zmax], H, modules="mpmath"), len(theta)
-    J = tables(sp.Matrix([[sp.diff(za, t) for t in theta] for za in z]))
-    K = [tables(sp.hessian(za, theta)) for za in z]
+    J, K = _softmax_sample_jk(M, N, C, bias)
     return (sp.lambdify([theta, x, Pt], J, modules="mpmath"),
             [sp.lambdify([theta, x, Pt], Ka, modules="mpmath") for Ka in K]), len(theta)
 
@@ -536,8 +544,7 @@ def _softmax_sample_derivatives_numpy(M: int, N: int, C: int, bias: bool):
     list, lambdified with plain arithmetic (``modules="numpy"``, no mpmath constants) so that it evaluates on arb."""
     theta, x, z, Pt, tables = _softmax_sample_net(M, N, C, bias)
     D = len(theta)
-    J = tables(sp.Matrix([[sp.diff(za, t) for t in theta] for za in z]))
-    K = [tables(sp.hessian(za, theta)) for za in z]
+    J, K = _softmax_sample_jk(M, N, C, bias)
     flat = [J[a, t] for a in range(C) for t in range(D)] + [Ka[i, j] for Ka in K for i in range(D)
                                                             for j in range(i, D)]
     return sp.lambdify([theta, x, Pt], flat, modules="numpy", cse=True), D
@@ -564,6 +571,7 @@ def softmax_hessian_arb(W, b, V, c, X, y, activation="tanh", *, bias=True, dps=5
     C, n = V.shape[0], X.shape[0]
     fn, D = _softmax_sample_derivatives_numpy(M, N, C, bias)
     upper = [(i, j) for i in range(D) for j in range(i, D)]
+    per = len(upper)  # entries of one ∇²z_a in the flat list
 
     def entries():
         P, Xa, rigorous = _arb.unit_tables(W, b if bias else None, X, act, dps)
@@ -584,7 +592,6 @@ def softmax_hessian_arb(W, b, V, c, X, y, activation="tanh", *, bias=True, dps=5
             Kflat = vals[C * D:]
             Q = [[p[a] * rest[a] if a == bb else -p[a] * p[bb] for bb in range(C)] for a in range(C)]
             QJ = [[sum((Q[a][bb] * J[bb, t] for bb in range(C)), arb(0)) for t in range(D)] for a in range(C)]
-            per = len(upper)
             for u, (s_, t) in enumerate(upper):
                 h = sum((J[a, s_] * QJ[a][t] for a in range(C)), arb(0))
                 h += sum((r[a] * Kflat[a * per + u] for a in range(C)), arb(0))
