@@ -38,6 +38,15 @@ class Undecided(Exception):
     candidate is counted as undecided, never as refuted."""
 
 
+class SuiteFailed(Exception):
+    """Raised by a confirmation when the suite under test itself fails on a valid case (an error, or a non-number
+    where it claims a number): a confirmed counterexample to the suite whatever the precision, with margin
+    :data:`SUITE_FAILED_MARGIN`; the message is saved in the reproducer as ``suite_failure``."""
+
+
+SUITE_FAILED_MARGIN = 1.0
+
+
 @dataclass(frozen=True)
 class Property:
     """A falsifiable statement.
@@ -105,9 +114,14 @@ def replay(path: Path) -> dict[str, Any]:
     if prop is None or prop.from_json is None:
         raise ValueError(f"{path}: property {data['property']!r} is unknown or cannot rebuild cases")
     case = prop.from_json(data["case"])
-    margin, escalated, dps = confirm_twice(prop, case, data["case"])
+    try:
+        margin, escalated, dps = confirm_twice(prop, case, data["case"])
+        failure = None
+    except SuiteFailed as exc:
+        margin = escalated = SUITE_FAILED_MARGIN
+        dps, failure = escalated_dps(data["case"]), str(exc)
     return {"property": prop.name, "float64_margin": float(prop.screen(case)),
-            "mpmath_margin": margin, "escalated_margin": escalated, "escalated_dps": dps}
+            "mpmath_margin": margin, "escalated_margin": escalated, "escalated_dps": dps, "suite_failure": failure}
 
 
 def _decades(case_json: Any) -> float:
@@ -145,8 +159,9 @@ def escalated_dps(case_json: Any) -> int:
 
 def confirm_twice(prop: Property, case: Any, case_json: Any) -> tuple[float, float | None, int]:
     """(margin at ``confirm_dps``, margin at :func:`escalated_dps` or None when the first is not > 0, that dps).
-    A hit is confirmed only when both are > 0: a sign that flips with precision was rounding, not a counterexample."""
-    first = float(prop.confirm(case))
+    A hit is confirmed only when both are > 0: a sign that flips with precision was rounding, not a counterexample.
+    :class:`SuiteFailed` from the first confirmation propagates."""
+    first = float(prop.confirm(case))  # SuiteFailed propagates: the caller records why
     dps = escalated_dps(case_json)
     if not first > 0:
         return first, None, dps
@@ -201,7 +216,7 @@ class _Confirmed(AssertionError):
 
 
 def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
-                    screen_margin: float, confirm_margin: float) -> Path:
+                    screen_margin: float, confirm_margin: float, suite_failure: str | None = None) -> Path:
     from checks.report import versions
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -216,6 +231,8 @@ def save_reproducer(out_dir: Path, prop: Property, case_json: Any, seed: int,
         "versions": versions(),
         "replay": "python -m checks replay {this file}",
     }
+    if suite_failure is not None:  # the suite itself failed on this case (SuiteFailed): why
+        payload["suite_failure"] = suite_failure
     text = json.dumps(jsonable(payload), indent=2, sort_keys=True)
     digest = hashlib.sha1(json.dumps(jsonable(case_json), sort_keys=True).encode()).hexdigest()[:10]
     path = out_dir / f"{prop.name.replace('/', '_')}-{digest}.json"
@@ -260,6 +277,7 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
             return
         res.candidates += 1
         cj = prop.to_json(case)
+        failure = None
         try:
             c0, c, _ = confirm_twice(prop, case, cj)
         except NotApplicable:
@@ -267,6 +285,9 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         except Undecided:
             res.undecided += 1
             return
+        except SuiteFailed as exc:
+            c0 = c = SUITE_FAILED_MARGIN
+            failure = str(exc)
         if not c0 > 0:
             return
         if not (c is not None and c > 0):
@@ -275,9 +296,9 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         res.confirmed += 1
         if res.confirmed == 1:
             first_hit.append(res.calls)
-        last.update(case=cj, screen=m, confirm=c)
+        last.update(case=cj, screen=m, confirm=c, failure=failure)
         if not res.reproducers and out_dir is not None:  # the first hit is saved at once
-            res.reproducers.append(str(save_reproducer(out_dir, prop, cj, seed, m, c)))
+            res.reproducers.append(str(save_reproducer(out_dir, prop, cj, seed, m, c, failure)))
             if on_save is not None:
                 on_save(Path(res.reproducers[-1]))
         raise _Confirmed(f"{prop.name}: confirmed margin {c:.3e}")
@@ -289,7 +310,8 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
         res.counterexample = last["case"]
         res.counterexample_margin = last["confirm"]
         if out_dir is not None:
-            p = str(save_reproducer(out_dir, prop, last["case"], seed, last["screen"], last["confirm"]))
+            p = str(save_reproducer(out_dir, prop, last["case"], seed, last["screen"], last["confirm"],
+                                    last["failure"]))
             if p not in res.reproducers:
                 res.reproducers.append(p)
                 if on_save is not None:

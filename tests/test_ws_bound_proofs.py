@@ -213,3 +213,48 @@ def test_a_proved_gap_against_an_exact_zero_is_a_disagreement_and_an_unproved_sc
         assert 0 < _proved_gap(mpmath.mpf(1), None, arb(1) + EPS * EPS * EPS, arb(1))  # a gap of 2⁻³⁰⁰ stays > 0
     with pytest.raises(Undecided):
         _proved_gap(mpmath.mpf(1), None, arb(2), arb(0, 1))
+
+
+def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp_path):
+    """A confirmation that raises SuiteFailed (the suite errs on a valid case) confirms at once, at any precision,
+    and its reproducer and replay say why."""
+    import json
+
+    from checks.falsify import PROPERTIES, SUITE_FAILED_MARGIN, SuiteFailed, replay
+
+    def broken(case):
+        raise SuiteFailed(f"the suite returned NaN at case {case}")
+
+    prop = Property("ws.test/suite-failed", st.integers(0, 100), lambda c: 1.0, broken, from_json=int)
+    res = falsify(prop, budget=20, seed=0, out_dir=tmp_path)
+    assert res.found and res.confirmed >= 1 and res.counterexample_margin == SUITE_FAILED_MARGIN  # (shrinking too)
+    saved = json.loads(open(res.reproducers[-1]).read())
+    assert saved["suite_failure"].startswith("the suite returned NaN at case ")
+    try:  # replay looks the property up by name ("ws.": the paper whose real properties it loads)
+        again = replay(res.reproducers[-1])
+    finally:
+        PROPERTIES.pop(prop.name, None)
+    assert again["suite_failure"] == saved["suite_failure"] and again["mpmath_margin"] == SUITE_FAILED_MARGIN
+
+
+def test_ws_bound_counts_a_lambda_sup_that_raises_as_the_suites_failure():
+    """ws.bound/upper's proved confirmation on moments with no radius whose λ_sup raises ("no real spectrum") or is
+    not a finite real: the suite's failure (SuiteFailed), not a refutation and not undecided."""
+    from checks.falsify import SuiteFailed
+    from numerics.ws import ce_hessian_moments
+
+    class Raising:
+        def __init__(self, m):
+            self.m = m
+
+        @property
+        def lambda_sup(self):
+            raise ValueError("no real spectrum")
+
+    class NotANumber(Raising):
+        lambda_sup = float("nan")
+
+    for wrap, why in ((Raising, "raised on a valid net"), (NotANumber, "is not a finite real number")):
+        prop = bound_property(lambda *a, _w=wrap, **k: _w(ce_hessian_moments(*a, **k)))
+        with pytest.raises(SuiteFailed, match=why):
+            prop.confirm(_rank_one_case())

@@ -17,7 +17,7 @@ import mpmath
 import numpy as np
 
 from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, Undecided, run_properties
+from checks.falsify import NotApplicable, Property, SuiteFailed, Undecided, run_properties
 from checks.registry import Context
 from checks.tol import TOL
 from checks.ws.cases import small_cases
@@ -112,11 +112,11 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
                 try:
                     lsup = m.lambda_sup
                 except ValueError as exc:  # moments the suite claims exact, yet "no real spectrum": its failure
-                    return _suite_failed(f"{name}: λ_sup raised on a valid net ({exc})")
+                    raise SuiteFailed(f"{name}: λ_sup raised on a valid net ({exc})") from exc
                 if isinstance(lsup, int | float):
                     lsup = mpmath.mpf(lsup)
                 if not (isinstance(lsup, mpmath.mpf) and mpmath.isfinite(lsup)):
-                    return _suite_failed(f"{name}: λ_sup = {lsup!r} is not a finite real number")
+                    raise SuiteFailed(f"{name}: λ_sup = {lsup!r} is not a finite real number")
                 lo = hi = from_mpf(lsup)
             elif not ball.is_finite():
                 raise Undecided(f"{name}: the closed form's λ_sup ball is not finite ({ball})")
@@ -127,7 +127,7 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
                 if lo >= 0:
                     return -slack
                 if hi < 0:
-                    return _suite_failed(f"{name}: λ_sup < 0 = λ_max for H = 0")
+                    raise SuiteFailed(f"{name}: λ_sup < 0 = λ_max for H = 0")
                 raise Undecided(f"{name}: H = 0 and the λ_sup ball {ball} contains 0")
             if not fro > 0:
                 raise Undecided(f"{name}: ‖H‖_F is not proved positive ({fro})")
@@ -152,12 +152,6 @@ def bound_property(moments_fn=ce_hessian_moments) -> Property:
     :func:`moments_property` is its other side (λ_sup's inputs exactly), ws.theorem the bound's own."""
     return upper_bound_property("ws.bound/upper", ce_nets(), NetCase, ce_hessian_numpy, ce_hessian_mpmath,
                                 moments_fn, dense_arb=ce_hessian_arb)
-
-
-def _suite_failed(why: str) -> float:
-    """A confirmation margin for a case where the suite itself fails (an error or a non-number on a valid net):
-    positive, so the case is a confirmed counterexample to the suite; ``why`` is for the reader of this code."""
-    return 1.0
 
 
 def _proved_gap(value, radius, ball, scale) -> float:

@@ -72,6 +72,11 @@ def arb_array(values) -> ArbArray:
     return out.view(ArbArray)
 
 
+def augmented(Xa: ArbArray, bias: bool) -> ArbArray:
+    """The inputs x̃ = (x, 1) of a net with a hidden bias (the Gram entries x̃_i·x̃_j of the kernels), else ``Xa``."""
+    return np.hstack([Xa, arb_array(np.ones((Xa.shape[0], 1)))]).view(ArbArray) if bias else Xa
+
+
 def _matmul(a, b):
     a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if a.ndim > 2 or b.ndim > 2 or a.ndim == 0 or b.ndim == 0:
@@ -225,7 +230,7 @@ def moments_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, moments: C
 
     def evaluate():
         P, q, r, Xa, va, rigorous = arb_tables(W, b, v, c, X, y, act, dps)
-        Xt = np.hstack([Xa, arb_array(np.ones((X.shape[0], 1)))]).view(ArbArray) if bias else Xa
+        Xt = augmented(Xa, bias)
         return tuple(arb(x) for x in moments(P, q, r, Xt, va, **kw)), rigorous
 
     ((tr, tr2), rigorous), prec = until_accurate(evaluate, dps, guard_bits=guard_bits, max_doublings=max_doublings)

@@ -45,6 +45,7 @@ from scipy import special
 
 from numerics._derived import ws as ws_kernels
 from numerics.interop import to_numpy
+from numerics.ws import _workspace
 from numerics.ws.activations import SmoothActivation, get_activation
 
 __all__ = ["HessianMoments", "LambdaSupGrad", "PrecisionWarning", "WSBounds", "ce_hessian_moments",
@@ -279,7 +280,7 @@ def _tables_mp(W, b, v, c, X, y, act: SmoothActivation):
     return P, q, r, X
 
 
-def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict):
+def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict, take=None):
     """The kernel form of SPEC §1, with the pair sums grouped by the power of G_ij = x̃_i·x̃_j.
 
     2 Σ_ij q_i r_j gKg_ij and Σ_ij r_i r_j KK_ij are bilinear in the generated factors
@@ -291,7 +292,8 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
 
     Only q_iq_j (g_i·g_j)² needs its block matrix. Blocks run over the upper triangle (the
     off-diagonal ones count twice for the symmetric terms, and in both orientations for the
-    bilinear ones), so working memory is O(block² + n(M+N)).
+    bilinear ones), so working memory is O(block² + n(M+N)). ``take``: scratch buffers of the float64 pair loop
+    (:mod:`numerics.ws._workspace`).
     """
     gd = (Xt * Xt).sum(axis=1)
     g2 = kernels.g2(P, v, gd) + bias_const["g2"]
@@ -314,8 +316,8 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
                 far[p, id(b), id(R)] = [aL, b[:, None] * R]
     far = [(p, aL, bR) for (p, _, _), (aL, bR) in far.items()]
     f64 = all(isinstance(t, np.ndarray) and t.dtype == np.float64 for t in (*P, q, Xt, v))
-    pairs = _pair_sums_f64 if f64 else _pair_sums
-    acc = acc + pairs(P, q, Xt, v, far, n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
+    kw = dict(n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
+    acc = acc + (_pair_sums_f64(P, q, Xt, v, far, take=take, **kw) if f64 else _pair_sums(P, q, Xt, v, far, **kw))
     return trace, acc / (n * n)
 
 
@@ -344,26 +346,41 @@ def _pair_sums(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_g
     return acc
 
 
-def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_gg):
-    """:func:`_pair_sums` for float64 arrays, with every block-sized result written into buffers made once.
+def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_gg, take=None):
+    """:func:`_pair_sums` for float64 arrays, with every block-sized result written into scratch buffers.
 
-    Why: on this project's 2-core EPYC (OpenBLAS, two threads, b = 256, quiet) ``A @ B.T`` with K = 20 ran at
-    9 GFLOP/s into a new 512 KB array and at 66 GFLOP/s with ``out=`` when timed alone; inside the loop, where the
-    allocator reuses the freed blocks, the gain is smaller: the call at (98, 20), n = 2000 took 17.5 ms against
-    19.2 ms (medians of 23 interleaved pairs, per-pair ratio 0.91, 0.78–1.04). The same terms
-    as the generic loop, from the same generated factors: g_i·g_j = Σ_p G^p ∘ (L_p R_pᵀ) from ``gg_factors``
-    (the factors of one power side by side; the output-bias constant as a column of ones in the p = 0 group),
-    so only the order of the float64 operations differs.
+    The same terms as the generic loop, from the same generated factors: g_i·g_j = Σ_p G^p ∘ (L_p R_pᵀ) from
+    ``gg_factors`` (the factors of one power side by side; the output-bias constant as a column of ones in the
+    p = 0 group), with √q folded into the rows of every factor, so that Σ_ij q_i q_j (g_i·g_j)² of a block is
+    the squared Frobenius norm of S′ = diag(√q_I) S diag(√q_J) (q = p(1 − p) ≥ 0): one read of the block instead
+    of squaring it in place and reading it twice. Only the order and the rounding of the float64 operations
+    differ from :func:`_pair_sums`.
+
+    ``take`` (from :func:`numerics.ws._workspace.workspace`) supplies the buffers; without it they are made here.
+    Why buffers at all: on this project's 2-core EPYC (OpenBLAS, two threads, b = 256, quiet) ``A @ B.T`` with
+    K = 20 ran at 9 GFLOP/s into a new 512 KB array and at 66 GFLOP/s with ``out=`` when timed alone.
     """
+    take = take or (lambda name, shape: np.empty(shape))
     groups: dict[int, list] = {}
     for p, L, R in kernels.gg_factors(P, P, v):
         groups.setdefault(p, []).append((L, R))
     if c_gg:
         groups.setdefault(0, []).append((np.full((n, 1), float(c_gg)), np.ones((n, 1))))
-    ggLR = {p: (np.hstack([L for L, _ in lr]), np.hstack([R for _, R in lr])) for p, lr in sorted(groups.items())}
+    sq = np.sqrt(q)[:, None]
+    ggLR = {}
+    for p, lr in sorted(groups.items()):
+        width = sum(L.shape[1] for L, _ in lr)
+        L, R = take(f"gg{p}L", (n, width)), take(f"gg{p}R", (n, width))
+        k = 0
+        for Lk, Rk in lr:
+            w = Lk.shape[1]
+            np.multiply(Lk, sq, out=L[:, k:k + w])
+            np.multiply(Rk, sq, out=R[:, k:k + w])
+            k += w
+        ggLR[p] = (L, R)
     b2 = min(block, n) ** 2
-    bufG, bufS, bufT = np.empty(b2), np.empty(b2), np.empty(b2)
-    bufGp = np.empty(b2) if far else None
+    bufG, bufS, bufT = take("G", (b2,)), take("S", (b2,)), take("T", (b2,))
+    bufGp = take("Gp", (b2,)) if far else None
     acc = 0.0
     starts = range(0, n, block)
     for I in starts:
@@ -381,8 +398,7 @@ def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int,
                 for _ in range(p):
                     np.multiply(T, G, out=T)
                 S = T if S is None else np.add(S, T, out=S)
-            np.multiply(S, S, out=S)
-            sym = q[sI] @ (S @ q[sJ])
+            sym = np.vdot(S, S)
             acc += sym if I == J else 2 * sym
             have = 0  # the power of G now in bufGp
             for p, aL, bR in far:  # p >= 2 (p = 0, 1 need no pair loop)
@@ -474,17 +490,23 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     ones = np.ones((n, 1))
     if dps is None:
         P, q, r = _tables_float64(W, b, v, c, X, y, act)
-        Xt = np.hstack([X, ones]) if bias else X
         if backend == "torch":
             from numerics.ws.torch_pairs import moments_torch
 
+            Xt = np.hstack([X, ones]) if bias else X
             tr, tr2 = moments_torch(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const)
             if not (np.isfinite(tr) and np.isfinite(tr2)):
                 raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
         else:
-            with np.errstate(over="raise", invalid="raise"):
+            with _workspace.workspace() as take, np.errstate(over="raise", invalid="raise"):
+                if bias:
+                    Xt = take("Xt", (n, M + 1))
+                    Xt[:, :M], Xt[:, M] = X, 1.0
+                else:
+                    Xt = X
                 try:
-                    tr, tr2 = _moments(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const)
+                    tr, tr2 = _moments(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const,
+                                       take=take)
                 except FloatingPointError as exc:
                     raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
         tr, tr2 = float(tr), float(tr2)

@@ -262,6 +262,20 @@ def _arb_dense_entries(W, b, v, c, X, y, act, bias, dps):
     return upper, entries, D, rigorous
 
 
+def _arb_upper_moments(upper_entries):
+    """(tr H, ‖H‖_F², Σ|H_ii|) as arb balls at the current ``ctx.prec`` from ((i, j), H_ij) over i ≤ j of a
+    symmetric H (each off-diagonal entry counts twice in ‖H‖_F²)."""
+    from flint import arb
+
+    tr = tr2 = ad = arb(0)
+    for (i, j), h in upper_entries:
+        if i == j:
+            tr, tr2, ad = tr + h, tr2 + h * h, ad + abs(h)
+        else:
+            tr2 += 2 * h * h
+    return tr, tr2, ad
+
+
 def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dps=50, guard_bits: int = 64,
                            max_doublings: int = 6) -> dict:
     """(tr H, ‖H‖_F², Σ|H_ii|) of the dense Hessian of :func:`ce_hessian_mpmath`'s ``sympy.hessian`` as arb balls
@@ -276,8 +290,6 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
     same wrong tr H at 60 and at 130 digits). Returns ``{"trace", "trace_sq", "abs_diag", "dim", "rigorous",
     "prec"}``.
     """
-    from flint import arb
-
     from numerics.ws import _arb
 
     act = get_activation(activation)
@@ -285,12 +297,7 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
 
     def evaluate():
         upper, entries, D, rigorous = _arb_dense_entries(W, b, v, c, X, y, act, bias, dps)
-        tr = tr2 = ad = arb(0)
-        for (i, j), h in zip(upper, entries, strict=True):
-            if i == j:
-                tr, tr2, ad = tr + h, tr2 + h * h, ad + abs(h)
-            else:
-                tr2 += 2 * h * h
+        tr, tr2, ad = _arb_upper_moments(zip(upper, entries, strict=True))
         return (tr, tr2), (ad, rigorous, D)
 
     ((tr, tr2), (ad, rigorous, D)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
@@ -346,13 +353,11 @@ def _arb_dense(entries, dps, guard_bits, max_doublings) -> dict:
 def arb_dense_moments(ref: dict) -> dict:
     """(tr H, ‖H‖_F², Σ|H_ii|) as arb balls from an arb dense Hessian (:func:`softmax_hessian_arb`), in the
     format of :func:`ce_hessian_moments_arb`."""
-    from flint import arb, ctx
+    from flint import ctx
 
     H, D = ref["H"], ref["dim"]
     with ctx.workprec(ref["prec"]):
-        tr = sum((H[i, i] for i in range(D)), arb(0))
-        tr2 = sum((h * h for h in H.flat), arb(0))
-        ad = sum((abs(H[i, i]) for i in range(D)), arb(0))
+        tr, tr2, ad = _arb_upper_moments(((i, j), H[i, j]) for i in range(D) for j in range(i, D))
     return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": ref["rigorous"], "prec": ref["prec"]}
 
 

@@ -350,7 +350,7 @@ def _moments_dps_arb(W, b, V, c, X, y, act: SmoothActivation, dps: int, *, n: in
         Va = _arb.arb_array(V)
         Zl = P[0] @ Va.T + (_arb.arb_array(c) if c is not None else 0)
         p, s, r = (np.asarray(t, dtype=object).view(_arb.ArbArray) for t in _softmax_tables(Zl, y, exp))
-        Xt = np.hstack([Xa, _arb.arb_array(np.ones((n, 1)))]).view(_arb.ArbArray) if bias else Xa
+        Xt = _arb.augmented(Xa, bias)
         tr, tr2 = _moments(P, p, s, r, Va, Xt, n=n, bias=bias, sqrt=sqrt, **kw)
         return (arb(tr), arb(tr2)), rigorous
 
