@@ -27,10 +27,10 @@ def test_cost_model_one_block_by_hand():
     c = ws.closed_form_cost(n, M, N, block=1024)
     e = n * n
     # Gram + gg (two GEMMs, K = N + 1 with the output bias's column of ones and K = N) + one G² product (gKg and KK
-    # share their right factor; one orientation on the diagonal); writes G, L₀R₀ᵀ, L₁R₁ᵀ, T∘G, S + T, S², G² and
-    # reads T∘G 2, S + T 2, S² 1, S q 1, G² 1, the G² product 1
+    # share their right factor; one orientation on the diagonal); writes G, L₀R₀ᵀ, L₁R₁ᵀ, T∘G, S + T, G² and
+    # reads T∘G 2, S + T 2, vdot(S, S) 1 (√q folded into the factors), G² 1, the G² product 1
     assert c["flops"] == 2 * e * (M + 1) + 2 * e * (N + 1) + 2 * e * N + 2 * e * N
-    assert c["bytes"] == 8 * e * (7 + 8)
+    assert c["bytes"] == 8 * e * (6 + 7)
 
 
 def test_cost_model_leading_term():

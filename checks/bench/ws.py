@@ -56,10 +56,11 @@ def closed_form_cost(n: int, M: int, N: int, block: int = 256) -> dict[str, floa
 
     Counted from the code (pair sums grouped by the power of G, gKg's and KK's G² terms sharing their right factor
     r∘φ″; bias=True, so g_i·g_j's p = 0 GEMM has the output-bias column of ones): per pair of blocks (I ≤ J) one
-    Gram GEMM (K = M+1), gg's GEMMs with K = N+1 and K = N, and one (b×b)·(b×N) G² product per orientation (one
-    on the diagonal). Elementwise traffic per b_I×b_J block, 8 bytes each: writes G, gg's 2 GEMM outputs, T∘G,
-    S + T, S², G² (7); reads T∘G 2, S + T 2, S² 1, S q 1, G² 1 and one per G² product (2 off the diagonal, 1 on
-    it). The O(n(M+1)N) G-linear terms and the per-sample tables are omitted.
+    Gram GEMM (K = M+1), gg's GEMMs with K = N+1 and K = N, the 2e flops of Σ S′² (√q folded into gg's factors),
+    and one (b×b)·(b×N) G² product per orientation (one on the diagonal). Elementwise traffic per b_I×b_J block,
+    8 bytes each: writes G, gg's 2 GEMM outputs, T∘G, S′ + T, G² (6); reads T∘G 2, S′ + T 2, vdot(S′, S′) 1, G² 1
+    and one per G² product (2 off the diagonal, 1 on it). The O(n(M+1)N) G-linear terms, the factor stacks and the
+    per-sample tables are omitted.
     """
     flops = bytes_ = 0.0
     starts = list(range(0, n, block))
@@ -72,7 +73,7 @@ def closed_form_cost(n: int, M: int, N: int, block: int = 256) -> dict[str, floa
             e = bi * bj
             diag = I == J
             flops += 2 * e * (M + 1) + 2 * e + 2 * e * N * (3 if diag else 4)
-            bytes_ += 8 * e * (7 + (8 if diag else 9))
+            bytes_ += 8 * e * (6 + (7 if diag else 8))
     return {"flops": flops, "bytes": bytes_}
 
 
