@@ -458,7 +458,9 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
         ``_dps_engine="mpmath"`` runs the former mpmath object arrays instead (tests compare them).
     block : int, optional
         Rows per block of the sample-pair sums: memory is O(block² + n(M+N)). Default: 1024 for the torch
-        backend (its threaded GEMMs want the work), 256 for numpy (the temporaries stay in cache).
+        backend (its threaded GEMMs want the work), 256 for numpy (the temporaries stay in cache). The numpy
+        path keeps its scratch buffers per thread between calls (at most 64 MiB; so that a call touches no fresh
+        pages), freed by ``numerics.ws._workspace.release()``.
     backend : "auto" | "numpy" | "torch"
         Which array library runs the float64 pair sums: the same generated kernels either way
         (:mod:`numerics.ws.torch_pairs`); the result is the same to rounding. ``"auto"`` (default) takes torch
