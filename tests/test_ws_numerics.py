@@ -243,3 +243,16 @@ def test_kth_bounds_keep_full_precision_at_50_digits():
             lo, hi = ws_bounds(tr, tr2, D).kth(k)
             assert abs(lo - (m - s * mpmath.sqrt(mpmath.mpf(k - 1) / (D - k + 1)))) < mpmath.mpf(10) ** -48
             assert abs(hi - (m + s * mpmath.sqrt(mpmath.mpf(D - k) / k))) < mpmath.mpf(10) ** -48
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+@pytest.mark.parametrize("scale", [1e152, 3e153])
+def test_float64_overflow_in_the_pair_sums_is_an_error_never_an_inf(backend, scale):
+    """Units at ~1e153 with v ~ 1e-153 (z moderate, q not small): tr H is finite, Σ q_i q_j (g_i·g_j)² is not.
+    BLAS reductions do not raise under np.errstate (the √q-folded loop's vdot returned tr² = inf as a number until
+    the result was checked), so the result itself is checked: a ValueError that says to retry with dps=50."""
+    W = np.array([[scale, 0.0], [2 * scale, 1.0]])
+    v = np.array([1 / scale, 1 / scale])
+    X, y = np.array([[1.0, 0.5], [0.7, -0.2], [0.9, 0.1]]), np.array([0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="retry with dps=50"):
+        ce_hessian_moments(W, np.zeros(2), v, 0.0, X, y, "softplus", backend=backend)

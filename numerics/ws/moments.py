@@ -511,6 +511,8 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
                                        take=take)
                 except FloatingPointError as exc:
                     raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
+            if not (np.isfinite(tr) and np.isfinite(tr2)):  # BLAS reductions (vdot, @) do not raise on overflow
+                raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
         tr, tr2 = float(tr), float(tr2)
     else:
         kw = dict(bias=bias, n=n, kernels=_kernels, block=int(block), bias_const=const)
