@@ -256,6 +256,10 @@ def _replay(path: Path) -> int:
         raise ValueError(f"replay: {path} is not a reproducer: it needs the fields 'property' and 'case' "
                          "(as written to reports/counterexamples/)")
     res = replay(path)
+    if res.get("suite_failure"):
+        print(f"{res['property']}: float64 margin {res['float64_margin']:.3e}; the suite itself fails on this case "
+              f"({res['suite_failure']}): still a counterexample")
+        return 1
     first, second = res["mpmath_margin"], res["escalated_margin"]
     still = first > 0 and second is not None and second > 0
     tail = "" if second is None else f", {res['escalated_dps']}-digit margin {second:.3e}"

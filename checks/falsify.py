@@ -117,8 +117,8 @@ def replay(path: Path) -> dict[str, Any]:
     try:
         margin, escalated, dps = confirm_twice(prop, case, data["case"])
         failure = None
-    except SuiteFailed as exc:
-        margin = escalated = SUITE_FAILED_MARGIN
+    except SuiteFailed as exc:  # no margins were computed: the suite's own failure, with its reason
+        margin, escalated = SUITE_FAILED_MARGIN, None
         dps, failure = escalated_dps(data["case"]), str(exc)
     return {"property": prop.name, "float64_margin": float(prop.screen(case)),
             "mpmath_margin": margin, "escalated_margin": escalated, "escalated_dps": dps, "suite_failure": failure}
@@ -160,7 +160,8 @@ def escalated_dps(case_json: Any) -> int:
 def confirm_twice(prop: Property, case: Any, case_json: Any) -> tuple[float, float | None, int]:
     """(margin at ``confirm_dps``, margin at :func:`escalated_dps` or None when the first is not > 0, that dps).
     A hit is confirmed only when both are > 0: a sign that flips with precision was rounding, not a counterexample.
-    :class:`SuiteFailed` from the first confirmation propagates."""
+    :class:`SuiteFailed` from either confirmation propagates, and the caller counts it as confirmed: the suite
+    failing on a valid case at the precision the property asks for is its defect, whatever another precision gives."""
     first = float(prop.confirm(case))  # SuiteFailed propagates: the caller records why
     dps = escalated_dps(case_json)
     if not first > 0:

@@ -215,10 +215,11 @@ def test_a_proved_gap_against_an_exact_zero_is_a_disagreement_and_an_unproved_sc
         _proved_gap(mpmath.mpf(1), None, arb(2), arb(0, 1))
 
 
-def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp_path):
+def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp_path, capsys):
     """A confirmation that raises SuiteFailed (the suite errs on a valid case) confirms at once, at any precision,
     and its reproducer and replay say why."""
     import json
+    from pathlib import Path
 
     from checks.falsify import PROPERTIES, SUITE_FAILED_MARGIN, SuiteFailed, replay
 
@@ -235,6 +236,16 @@ def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp
     finally:
         PROPERTIES.pop(prop.name, None)
     assert again["suite_failure"] == saved["suite_failure"] and again["mpmath_margin"] == SUITE_FAILED_MARGIN
+    assert again["escalated_margin"] is None  # no higher-precision confirmation ran
+    from checks.cli import _replay
+
+    PROPERTIES[prop.name] = prop
+    try:
+        assert _replay(Path(res.reproducers[-1])) == 1
+    finally:
+        PROPERTIES.pop(prop.name, None)
+    out = capsys.readouterr().out
+    assert "the suite itself fails on this case (the suite returned NaN at case " in out and "digit" not in out
 
 
 def test_ws_bound_counts_a_lambda_sup_that_raises_as_the_suites_failure():
