@@ -27,9 +27,9 @@ factory and its arguments, e.g. a planted-bug copy) or, failing that, by value.
 
 Every shard runs to its own first confirmed hit (or its budget), so ``examples`` of a merged result is the sum of
 the shards' own counts; no shard is cancelled because another found something (that would make the result depend
-on timing). The journal is keyed by (property name, seed, budget, shards, the property's ``revision``): a revision
-raised with a change to the screen or the confirmation starts a fresh journal; other code changes are not seen,
-so resume only the campaign you interrupted.
+on timing). The journal is keyed by (property name, seed, budget, shards, the property's ``revision``, the search
+engine's :data:`checks.falsify.ENGINE_REVISION`): a revision raised with a change to the screen, the confirmation
+or the search starts a fresh journal; other code changes are not seen, so resume only the campaign you interrupted.
 
 E levels run their independent (seed, size) runs through :func:`sweep`: Dask tasks when ``verify`` has
 ``--workers``/``--scheduler``, else the plain loop they always were.
@@ -246,8 +246,10 @@ class Journal:
     """Finished shards of one property's campaign, one JSON file each, under ``root``."""
 
     def __init__(self, root: Path, prop: str, seed: int, budget: int, shards: int, revision: int = 1):
+        from checks.falsify import ENGINE_REVISION
+
         tag = f"{prop.replace('/', '_')}-seed{seed}-n{budget}-s{shards}" + (f"-r{revision}" if revision > 1 else "")
-        self.dir = Path(root) / tag
+        self.dir = Path(root) / (tag + (f"-e{ENGINE_REVISION}" if ENGINE_REVISION > 1 else ""))
 
     def path(self, index: int) -> Path:
         return self.dir / f"shard-{index:05d}.json"
