@@ -185,20 +185,30 @@ _NEAR_SCALAR = {"W": [[-0.7267366457453927]], "b": None, "v": [0.499223191722479
 
 
 def test_a_near_scalar_hessian_gets_an_honest_lambda_sup_and_an_undecided_confirmation():
+    import warnings
+
     from numerics.ws import ce_hessian_moments
+    from numerics.ws.moments import PrecisionWarning
 
     case = NetCase.from_json(_NEAR_SCALAR)
     H = ce_hessian_mpmath(*case.args, "tanh", bias=False, dps=200)
     with mpmath.workdps(200):
         lmax = max(mpmath.eigsy(H, eigvals_only=True))  # D = 2: λ_sup = λ_max exactly
     m = ce_hessian_moments(*case.args, "tanh", bias=False, dps=50)
-    assert mpmath.isfinite(m.lambda_sup)  # no longer "no real spectrum"
+    with pytest.warns(PrecisionWarning, match=r"λ_sup fixes only about 2\d digits"):
+        assert mpmath.isfinite(m.lambda_sup)  # no longer "no real spectrum", and it says how many digits it has
     ball = m.lambda_sup_ball()
     with ctx.workprec(700):
         assert ball.contains(from_mpf(lmax)) and ball.rad() < arb(10) ** -25
     with pytest.raises(Undecided):  # the ball [μ, μ + 3e-27] holds λ_max: neither side is provable
         bound_property().confirm(case)
     m80 = ce_hessian_moments(*case.args, "tanh", bias=False, dps=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrecisionWarning)
+        rng = np.random.default_rng(0)  # generic 50-digit results: λ_sup keeps its 50 digits, no warning
+        for act in ("tanh", "gelu", "sigmoid"):
+            W, v, X = rng.normal(size=(3, 2)), rng.normal(size=3), rng.normal(size=(9, 2))
+            ce_hessian_moments(W, rng.normal(size=3), v, 0.3, X, rng.integers(0, 2, 9), act, dps=50).lambda_sup
     with ctx.workprec(700):
         assert m80.lambda_sup_ball().contains(from_mpf(lmax)) and m80.lambda_sup_ball().rad() < arb(10) ** -50
 

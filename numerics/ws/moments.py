@@ -156,8 +156,19 @@ class HessianMoments:
 
     @property
     def lambda_sup(self):
-        """λ_sup = μ + √(D−1)σ, the paper's upper bound on λ_max(H)."""
-        return self.bounds.lmax_upper
+        """λ_sup = μ + √(D−1)σ, the paper's upper bound on λ_max(H). For a ``dps=`` result with a radius, a
+        :class:`PrecisionWarning` when :meth:`lambda_sup_ball` fixes fewer than ``dps`` digits (σ ≪ μ: σ² is a
+        difference that cancels, and the moments' error is amplified by μ/σ)."""
+        value = self.bounds.lmax_upper
+        ball = self.lambda_sup_ball()
+        if ball is not None and (not ball.is_finite() or _digits_fixed(ball) < int(self.dps)):
+            import warnings
+
+            got = _digits_fixed(ball) if ball.is_finite() else 0
+            warnings.warn(f"dps={self.dps}: λ_sup fixes only about {got} digits (σ = {mpmath.nstr(self.bounds.std, 3)} "
+                          f"against μ = {mpmath.nstr(self.bounds.mean, 3)}: σ² cancels); lambda_sup_ball() encloses it",
+                          PrecisionWarning, stacklevel=2)
+        return value
 
     def lambda_sup_ball(self):
         """A ``flint.arb`` ball containing λ_sup of the exact closed form (from ``radius``: the moments' balls
