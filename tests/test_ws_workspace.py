@@ -91,7 +91,8 @@ def test_concurrent_threads_do_not_share_buffers():
 def test_a_warm_call_touches_no_fresh_pages():
     """The bench's headline case in a fresh process: before the workspace, each call took ~2 500 minor page faults
     (its ~9 MB of temporaries handed back to the kernel between calls); now the buffers stay. Allowance: 100 a call,
-    for the interpreter's own arenas."""
+    for the interpreter's own arenas, in the best of 4 batches (one CI run under a concurrent verify saw 2 824 a call
+    in a single batch; quiet, every batch is 0)."""
     code = textwrap.dedent("""
         import resource, numpy as np
         from numerics.ws import ce_hessian_moments
@@ -101,10 +102,12 @@ def test_a_warm_call_touches_no_fresh_pages():
                rng.normal(size=(n, M)), rng.integers(0, 2, n).astype(float))
         f = lambda: ce_hessian_moments(*net, "tanh", backend="numpy")
         f(); f()
-        r0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        for _ in range(4):
-            f()
-        print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - r0) / 4)
+        per = []
+        for _ in range(4):  # the best of 4 batches: the kernel's own reclaim on a loaded VM can fault any batch
+            r0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            f(); f()
+            per.append((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - r0) / 2)
+        print(min(per))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
     assert float(out.stdout.split()[-1]) <= 100
