@@ -38,7 +38,8 @@ class _Local(threading.local):
 _LOCAL = _Local()
 
 
-def _fresh(name: str, shape: tuple[int, ...]) -> np.ndarray:
+def fresh(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A new uninitialised float64 array (``take`` without kept buffers)."""
     return np.empty(shape)
 
 
@@ -60,7 +61,7 @@ def workspace() -> Iterator[Take]:
     """``with workspace() as take:`` ``take(name, shape)`` gives a scratch array; each name is one buffer, so a
     name must not be taken twice while its first array is still in use."""
     if _LOCAL.busy:
-        yield _fresh
+        yield fresh
         return
     _LOCAL.busy = True
     try:

@@ -371,7 +371,7 @@ def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int,
     Why buffers at all: on this project's 2-core EPYC (OpenBLAS, two threads, b = 256, quiet) ``A @ B.T`` with
     K = 20 ran at 9 GFLOP/s into a new 512 KB array and at 66 GFLOP/s with ``out=`` when timed alone.
     """
-    take = take or (lambda name, shape: np.empty(shape))
+    take = take or _workspace.fresh
     groups: dict[int, list] = {}
     for p, L, R in kernels.gg_factors(P, P, v):
         groups.setdefault(p, []).append((L, R))
