@@ -12,6 +12,9 @@ normals ±u₀               ``parallel_reduction`` (the default); ``False`` sen
 S²                        exact: the small-circle arrangement (:mod:`numerics.rob.sphere2`), O(m²) circles ·
                           O(m) vertices, when m ≤ ``max_exact_units``
 S^{d−1}, disjoint caps    exact closed form per cap, disjointness decided exactly (:mod:`numerics.rob.caps`)
+S^{d−1}, d ≥ 4, sparsely  certified bracket over the cliques of the cap-overlap graph
+overlapping caps          (:mod:`numerics.rob.cap_graph`), when they number ≤ ``max_cliques``; a bracket it
+                          cannot close goes on to the branch and bound, and the two are intersected
 B_R                       exact: facet recursion over flats (:mod:`numerics.rob.ball`) when the number of
                           flats Σ_{k<d} C(m, k) ≤ ``max_flats`` and m ≤ ``max_exact_units``
 otherwise                 a certified bracket by branch and bound (:mod:`numerics.rob.bracket`) to
@@ -149,7 +152,8 @@ def _progress_printer(label, every=15.0):
 
 def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int = 20000, seed: int = 0,
               max_exact_units: int = 200, max_flats: int = 20000, time_limit: float = 60.0,
-              rel_gap: float = 0.01, data_points=None, progress=None, parallel_reduction: bool = True) -> Lipschitz:
+              rel_gap: float = 0.01, data_points=None, progress=None, parallel_reduction: bool = True,
+              max_cliques: int = 20000) -> Lipschitz:
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
     ``net`` is a net tuple, a :class:`Canonical`, or a torch module ``Linear → ReLU/LeakyReLU → Linear``
@@ -158,13 +162,15 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
     ``progress``: None (quiet), True (progress lines on stderr), or a callable ``progress(done, total)``.
     ``parallel_reduction=False`` disables the exact reduction of sphere nets whose kink normals are all ±u₀
     (the general routines then run; the single-pole oracle comparison of rob.single_pole uses both).
+    ``max_cliques``: the cap-graph bracket on S^{d−1} (d ≥ 4) runs when the overlap graph of the caps has at most
+    this many cliques (0 disables it).
     """
     if hasattr(net, "named_modules"):  # a torch module
         from numerics.interop import lipschitz_from_module
 
         return lipschitz_from_module(net, domain, samples=samples, seed=seed, max_exact_units=max_exact_units,
                                      max_flats=max_flats, time_limit=time_limit, rel_gap=rel_gap,
-                                     data_points=data_points, progress=progress)
+                                     data_points=data_points, progress=progress, max_cliques=max_cliques)
     check_domain(domain)
     t0 = time.perf_counter()
     cf = net if isinstance(net, Canonical) else canonicalize(net, domain, activation=activation)
@@ -232,7 +238,33 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
                 return _exact_result(E.QNum(r.value2), f"exact: max ‖g_σ‖ over the {r.cells} cells meeting the "
                                      f"open ball (facet recursion over {r.nodes} flats, exact decisions)", r.cells,
                                      wit, t0, {"pattern": list(r.pattern)})
-    return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress)
+    prior = None
+    if isinstance(domain, Sphere) and d >= 4 and cf.m >= 2 and max_cliques > 0:
+        prior = _cap_graph(cf, domain, t0, deadline, rel_gap, seed, max_cliques, progress)
+        if prior is not None and prior.status == "gap reached":
+            return prior
+    return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, prior)
+
+
+def _cap_graph(cf, domain, t0, deadline, rel_gap, seed, max_cliques, progress):
+    """The cap-graph bracket (:mod:`numerics.rob.cap_graph`) as a :class:`Lipschitz`, or None (too many cliques,
+    or out of its share of the time: half of what is left)."""
+    from numerics.rob.cap_graph import cap_graph_bracket
+
+    share = 30.0 if deadline is None else max(0.5 * (deadline - time.perf_counter()), 0.5)
+    cb = None if progress is None else (lambda done, todo: progress(done, -1))
+    br = cap_graph_bracket(list(cf.Wq), list(cf.bq), list(cf.aq), list(cf.vq), rel_gap=rel_gap, time_limit=share,
+                           max_cliques=max_cliques, seed=seed, progress=cb)
+    if br is None:
+        return None
+    method = (f"certified bracket: cap-overlap graph ({br.edges} overlapping pairs, {br.exact_edges} decided in exact "
+              f"rationals; {br.cliques} cliques bounded by SOCP duals in arb, {br.pruned} proved empty; {br.status}); "
+              "lower end attained at an exact rational point of the sphere, upper end proved")
+    wit = {"point": None if br.witness_point is None else tuple(float(x) for x in br.witness_point),
+           "pattern": br.witness_pattern, "kind": "cap clique", "exact_point": br.witness_point}
+    return Lipschitz(br.lower, max(br.upper, br.lower), method, False, None, br.cliques, time.perf_counter() - t0,
+                     {"sources": [{"upper": u, "clique": list(A), "delta": src} for u, A, src in br.top]},
+                     wit, br.status, (br.lower, br.upper))
 
 
 def _parallel_sphere(cf):
@@ -364,7 +396,9 @@ def _warn_near_coincident(cf, tol: float = 1e-9):
                       "of the exactly coincident configuration", KinkCoincidenceWarning, stacklevel=3)
 
 
-def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> Lipschitz:
+def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, prior=None) -> Lipschitz:
+    """The branch and bound of :mod:`numerics.rob.bracket`; ``prior``, a certified bracket of the same constant
+    from another route, is intersected with it (the larger lower end, the smaller upper end)."""
     from numerics.rob.bracket import certified_bracket
 
     remaining = 1.0 if deadline is None else max(deadline - time.perf_counter(), 1.0)
@@ -387,8 +421,17 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress) -> 
     wit = {"point": tuple(float(x) for x in br.witness_point) if br.witness_point is not None else None,
            "pattern": tuple(br.witness_pattern) if br.witness_pattern is not None else None,
            "kind": "bracket", "exact_point": br.witness_point}
-    return Lipschitz(br.lower, max(br.upper, br.lower), method, False, None, None, time.perf_counter() - t0, {},
-                     wit, br.status, (br.lower, br.upper))
+    lower, upper, status = br.lower, br.upper, br.status
+    if prior is not None:
+        if prior.lower > lower:
+            lower, wit = prior.lower, prior.witness
+        if prior.upper < upper:
+            upper = prior.upper
+            method += f"; upper end from the {prior.method.split(': ', 1)[1]}"
+        if upper <= lower * (1 + rel_gap):
+            status = "gap reached"
+    return Lipschitz(lower, max(upper, lower), method, False, None, None, time.perf_counter() - t0, {},
+                     wit, status, (lower, upper))
 
 
 def _cap_seeds(cf, seed) -> np.ndarray:
