@@ -133,3 +133,46 @@ class StatementTest:
         d = asdict(self)
         d["ci"] = list(self.ci)
         return d
+
+
+# ------------------------------------------------------------------ SPEC §0: power, regions and `inconclusive`
+@dataclass(frozen=True)
+class Regions:
+    """SPEC §0's split of the effect axis by δ, the smallest effect that matters, stated before the run.
+
+    ``statement``: the open interval (a, b) of effects the paper's statement allows (its finite ends belong to
+    the negation: "a boundary point belongs to the negation region"). ``negation``: the closed intervals where the
+    statement is false. ``opposite``: for a one-sided statement, the closed interval of the opposite sign (a part
+    of the negation; an interval inside it is `contradicted`). ±inf ends are allowed.
+    """
+
+    delta: float
+    statement: tuple[float, float]
+    negation: tuple[tuple[float, float], ...]
+    opposite: tuple[float, float] | None = None
+    describe: str = ""
+
+
+def region_verdict(lo: float, hi: float, regions: Regions, *, units: int, planned: int) -> str:
+    """SPEC §0's table: the interval [lo, hi] of the effect → `reproduced` (inside the statement region),
+    `contradicted` (inside the opposite-sign region), `not reproduced` (inside the negation region), else
+    `inconclusive` (it meets two regions, is not a finite interval, or the run has fewer units than planned)."""
+    if units < planned or not (np.isfinite(lo) and np.isfinite(hi)) or lo > hi:
+        return "inconclusive"
+    a, b = regions.statement
+    if a < lo and hi < b:
+        return "reproduced"
+    if regions.opposite is not None and regions.opposite[0] <= lo and hi <= regions.opposite[1]:
+        return "contradicted"
+    if any(c <= lo and hi <= d for c, d in regions.negation):
+        return "not reproduced"
+    return "inconclusive"
+
+
+def units_for_width(sd: float, width: float, level: float = LEVEL) -> int:
+    """Independent units that make a normal-theory interval of the mean (z·sd/√k each side) no wider than
+    ``width``: k = ⌈(2 z sd / width)²⌉, at least :data:`MIN_SEEDS`."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return max(MIN_SEEDS, int(np.ceil((2 * z * sd / width) ** 2)))

@@ -1,0 +1,70 @@
+"""SPEC §0's verdict table (checks.stats.region_verdict) on intervals whose right word is known, and the
+rob.sharpness checks against planted wrong evaluators."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from checks.registry import Context
+from checks.stats import Regions, region_verdict, units_for_width
+
+INF = math.inf
+# "Lip = O(1)": exponent β < δ
+O1 = Regions(0.1, (-INF, 0.1), ((0.1, INF),))
+# a one-sided negative correlation ρ ≤ −δ (boundary to the negation), opposite sign ρ ≥ 0
+NEG = Regions(0.2, (-INF, -0.2), ((-0.2, INF),), opposite=(0.0, INF))
+# a rate |β − ½| < δ
+RATE = Regions(0.1, (0.4, 0.6), ((-INF, 0.4), (0.6, INF)))
+
+
+@pytest.mark.parametrize("regions,lo,hi,units,planned,word", [
+    (O1, -0.05, 0.05, 6, 6, "reproduced"),
+    (O1, 0.1, 0.3, 6, 6, "not reproduced"),           # the boundary point belongs to the negation
+    (O1, 0.05, 0.15, 6, 6, "inconclusive"),           # meets two regions
+    (O1, -0.05, 0.1, 6, 6, "inconclusive"),           # touches the boundary from inside: meets the negation
+    (O1, -0.05, 0.05, 5, 6, "inconclusive"),          # fewer units than planned
+    (O1, math.nan, 0.05, 6, 6, "inconclusive"),
+    (NEG, -0.5, -0.25, 200, 200, "reproduced"),
+    (NEG, -0.1, -0.05, 200, 200, "not reproduced"),
+    (NEG, 0.05, 0.3, 200, 200, "contradicted"),
+    (NEG, 0.0, 0.3, 200, 200, "contradicted"),        # 0 is in the opposite-sign region (ρ ≥ 0)
+    (NEG, -0.31, 0.34, 200, 200, "inconclusive"),     # the old ws.experiment interval: both sides
+    (NEG, -0.25, -0.1, 200, 200, "inconclusive"),
+    (RATE, 0.45, 0.55, 5, 5, "reproduced"),
+    (RATE, 0.6, 0.7, 5, 5, "not reproduced"),
+    (RATE, 0.01, 0.09, 5, 5, "not reproduced"),       # the old rob.law rate interval
+    (RATE, 0.3, 0.5, 5, 5, "inconclusive"),
+])
+def test_region_verdict_table(regions, lo, hi, units, planned, word):
+    assert region_verdict(lo, hi, regions, units=units, planned=planned) == word
+
+
+def test_units_for_width():
+    # 2·1.96·sd/√k ≤ width: sd = 0.5, width 0.2 → k ≥ 96.04 → 97
+    assert units_for_width(0.5, 0.2) == 97
+    assert units_for_width(0.001, 1.0) == 3
+
+
+def test_sharpness_P_fails_a_wrong_pair_tail(monkeypatch, tmp_path):
+    """Positive control: an exponent slip (d−2)/2 in the pair tail must fail the P level."""
+    from checks.rob import sharpness
+
+    def wrong(tau, d):
+        tau = mpmath.mpf(tau)
+        return mpmath.betainc(mpmath.mpf(d - 2) / 2, mpmath.mpf(1) / 2, 0, 1 - tau * tau, regularized=True) / 2
+
+    assert sharpness.level_P(Context(quick=True, report_dir=tmp_path)).passed
+    monkeypatch.setattr(sharpness, "pair_tail", wrong)
+    assert not sharpness.level_P(Context(quick=True, report_dir=tmp_path)).passed
+
+
+def test_sharpness_E_turns_inconclusive_when_units_fall_short(monkeypatch, tmp_path):
+    from checks.rob import sharpness
+
+    cfg = sharpness._config(True)
+    monkeypatch.setattr(sharpness, "_config", lambda quick: {**cfg, "seeds": 2})
+    out = sharpness.level_E(Context(quick=True, report_dir=tmp_path))
+    assert out.verdict == "inconclusive"
