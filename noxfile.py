@@ -53,7 +53,7 @@ BENCH_PEER_DEPS = ("einops", "einconv", "unfoldNd", "linear_operator", "opt_eins
 
 
 def install_peers(session):
-    session.install(*CONSTRAINTS, *BENCH_PEER_DEPS)
+    session.install(*CONSTRAINTS, *BENCH_PEER_DEPS, "pyscipopt")  # SCIP: the certified-Lipschitz bench's MIP peer
     session.install(*CONSTRAINTS, "--no-deps", *BENCH_PEERS)
 
 

@@ -707,6 +707,7 @@ def _run(args) -> int:
         ("flatness", lambda: flat.flattest_section(b)),
         ("kinks", lambda: rob.lipschitz_section(b)),
         ("kinks_certified", lambda: rob.certified_section(b)),
+        ("lipschitz_peers", lambda: rob.peers_section(b)),
         ("falsify", lambda: ws.falsify_section(b)),
         ("mnist_1pct", lambda: ws_peers.mnist_1pct_section(b)),  # last: on what the budget has left
     ]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from checks.bench import flat, rob, ws, ws_peers
+from checks.bench import flat, lipschitz_peers, rob, ws, ws_peers
 from checks.bench.harness import figure_dir, fmt, ratio_text
 
 Data = dict[str, Any]
@@ -579,5 +579,6 @@ WRITERS: tuple[Callable[[Data, Targets], list[str]], ...] = (
     falsify_table,
     verify_summary,
     rob_certified,
+    lambda data, targets: lipschitz_peers.markdown(data.get("lipschitz_peers", {})),
     time_budget,
 )

@@ -221,6 +221,21 @@ def certified_rows(seed: int = 0, quick: bool = False, log=print, allot_s: float
     return {"available": True, "rows": rows, "brute": brute, "limit_scale": scale, "limits_total_s": total}
 
 
+# ------------------------------------------------------------------------------------- lipschitz_peers
+def peers_section(bench: Bench):
+    """The "Certified Lipschitz" table against LipSDP, SCIP, naive and sampling (json key ``lipschitz_peers``,
+    :mod:`checks.bench.lipschitz_peers`). The full grid needs ~20 min: a run without that much budget left runs the
+    quick grid and says so."""
+    from checks.bench import lipschitz_peers as lp
+
+    left = bench.deadline - time.perf_counter()
+    full = not bench.quick and (not math.isfinite(left) or left > 1500)
+    rec = lp.peer_rows(bench.seed, quick=not full, log=bench.log)
+    rec["grid"] = "full" if full else "quick (the budget left could not hold the full grid)" if not bench.quick \
+        else "quick"
+    bench.data["lipschitz_peers"] = rec
+
+
 # ------------------------------------------------------------------------------------------------ plots
 def plots(out: Path, data: dict[str, Any]) -> list[str]:
     """Exact against brute-force time on the ball, against m."""
