@@ -1,5 +1,5 @@
-r"""Bench section "Certified Lipschitz" (json key ``lipschitz_peers``): the suite's certified bracket against the field's
-tools, on the papers' own settings.
+r"""Bench section "Certified Lipschitz" (json key ``lipschitz_peers``): the suite's certified bracket against the
+field's tools, on the papers' own settings.
 
 For f(x) = Σ_j a_j ReLU(w_j·x + b_j) + v·x (one hidden layer, skip connection v), per (domain, d, m, arrangement):
 
@@ -189,13 +189,16 @@ def markdown(rec: dict) -> list[str]:
            "| domain | d | m | arrangement | suite [lower, upper] | gap | s | LipSDP | s | MIP [primal, dual] | s | "
            "naive | sampled |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    def cell(r, k, fmt="{:.4g}"):
+        x = r.get(k)
+        return "—" if x is None or (isinstance(x, float) and not math.isfinite(x)) else fmt.format(x)
+
     for r in rec["rows"]:
-        def f(k, fmt="{:.4g}"):
-            x = r.get(k)
-            return "—" if x is None or (isinstance(x, float) and not math.isfinite(x)) else fmt.format(x)
+        def f(k, fmt="{:.4g}", r=r):
+            return cell(r, k, fmt)
         out.append(f"| {r['domain']} | {r['d']} | {r['m']} | {r['arrangement']} | [{r['suite_lower']:.4f}, "
-                   f"{r['suite_upper']:.4f}] | {100 * r['suite_gap']:.2f}% | {r['suite_seconds']:.1f} | {f('lipsdp')} | "
-                   f"{f('lipsdp_seconds', '{:.1f}')} | "
+                   f"{r['suite_upper']:.4f}] | {100 * r['suite_gap']:.2f}% | {r['suite_seconds']:.1f} | "
+                   f"{f('lipsdp')} | {f('lipsdp_seconds', '{:.1f}')} | "
                    + (f"[{f('mip_lower')}, {f('mip_upper')}]" if "mip_lower" in r else "—")
                    + f" | {f('mip_seconds', '{:.1f}')} | {r['naive']:.4g} | {r['sampled']:.4g} |")
     return out + [""]
