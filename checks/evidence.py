@@ -26,9 +26,10 @@ LEVEL_NAMES = {
 
 # SPEC §0 "Verdicts": what a reviewer reads about the paper's own statement. ``passed`` says only that the
 # suite's evidence was produced and is what it says; the verdict says what that evidence shows.
-E_VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "contradicted")
+E_VERDICTS = ("reproduced", "partially reproduced", "not reproduced", "contradicted", "inconclusive")
 # claim verdicts, most severe first: a claim's verdict is the most severe of its levels'
 SEVERITY = ("error", "refuted", "contradicted", "not proved", "not verified", "does not agree", "not reproduced",
+            "inconclusive",
             "partially reproduced", "reproduced", "proved", "verified", "agrees", "no counterexample")
 
 

@@ -176,3 +176,16 @@ def units_for_width(sd: float, width: float, level: float = LEVEL) -> int:
 
     z = NormalDist().inv_cdf(0.5 + level / 2)
     return max(MIN_SEEDS, int(np.ceil((2 * z * sd / width) ** 2)))
+
+
+def combine_parts(words: dict[str, str]) -> tuple[str, str]:
+    """SPEC §0's compound statement: (the claim's word, the words of its parts named). Parts with one word give that
+    word; a contradicted part makes the claim contradicted; otherwise parts with different words give `partially
+    reproduced`, with each part's word named (e.g. "bound reproduced, rate not reproduced")."""
+    named = ", ".join(f"{k} {v}" for k, v in words.items())
+    vs = set(words.values())
+    if len(vs) == 1:
+        return vs.pop(), named
+    if "contradicted" in vs:
+        return "contradicted", named
+    return "partially reproduced", named

@@ -68,3 +68,32 @@ def test_sharpness_E_turns_inconclusive_when_units_fall_short(monkeypatch, tmp_p
     monkeypatch.setattr(sharpness, "_config", lambda quick: {**cfg, "seeds": 2})
     out = sharpness.level_E(Context(quick=True, report_dir=tmp_path))
     assert out.verdict == "inconclusive"
+
+
+@pytest.mark.parametrize("words,word", [
+    ({"bound": "reproduced", "rate": "reproduced"}, "reproduced"),
+    ({"bound": "reproduced", "rate": "not reproduced"}, "partially reproduced"),
+    ({"bound": "reproduced", "rate": "inconclusive"}, "partially reproduced"),
+    ({"bound": "inconclusive", "rate": "inconclusive"}, "inconclusive"),
+    ({"bound": "reproduced", "rate": "contradicted"}, "contradicted"),
+])
+def test_compound_statements(words, word):
+    from checks.stats import combine_parts
+
+    got, named = combine_parts(words)
+    assert got == word
+    assert all(f"{k} {v}" in named for k, v in words.items())
+
+
+def test_law_rate_regions_follow_spec():
+    from checks.rob import law
+
+    r = law.RATE_REGIONS
+    assert region_verdict(0.45, 0.55, r, units=5, planned=5) == "reproduced"
+    assert region_verdict(0.01, 0.09, r, units=5, planned=5) == "not reproduced"
+    assert region_verdict(0.4, 0.45, r, units=5, planned=5) == "inconclusive"   # 0.4 is the negation's boundary
+    assert region_verdict(-0.2, -0.1, r, units=5, planned=5) == "contradicted"
+    assert law.PLANNED_SEEDS >= 3 and law._config(False)["seeds"] >= law.PLANNED_SEEDS
+    assert law._config(False, "paper")["m"] == (16, 64, 256, 1024)
+    with pytest.raises(ValueError):
+        law._config(False, "huge")
