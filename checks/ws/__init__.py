@@ -18,4 +18,4 @@ module             what it holds
 =================  ===========================================================================
 """
 
-CLAIMS = ("theorem", "trace", "trace_sq", "bound", "dependence", "overfit", "experiment", "softmax")
+CLAIMS = ("theorem", "trace", "trace_sq", "bound", "dependence", "overfit", "experiment", "gradient", "softmax")
