@@ -9,7 +9,8 @@ reverse mode through the closed-form moments, O(n²(M+N)), no D×D matrix.
   docstring states), symbolically for general D; and σ = 0 is an error, not a number (H = I).
 * P — a high-precision reference: the 5-point stencil (h = 2⁻³⁰ on dyadic weights, so every point is exact;
   error O(h⁴) ≈ 1e-36) of λ_sup at 70 digits computed from the dense mpmath Hessian of SymPy's differentiation
-  of the loss (:func:`numerics.ws.reference.ce_hessian_mpmath`), every coordinate of θ. The evaluator runs in float64, so the digits agreed are bounded by float64 (~13-15); the
+  of the loss (:func:`numerics.ws.reference.ce_hessian_mpmath`), every coordinate of θ. The evaluator runs in
+  float64, so the digits agreed are bounded by float64 (~13-15); the
   criterion is ≥ 11 digits on every coordinate's scale (‖∇‖_∞-relative).
 * A — reverse-mode autograd through ``torch.func.hessian`` of the loss (third derivatives from the definition), for
   tanh, sigmoid, softplus and GELU, with and without biases, binary and softmax: relative error ≤ 1e-10.
