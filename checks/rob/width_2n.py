@@ -16,6 +16,7 @@ and :func:`numerics._derived.rob.cap_threshold`. Evaluator: :func:`numerics.rob.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -87,15 +88,82 @@ def level_P(ctx: Context) -> Outcome:
             digits.append(digits_agreed(derived.cap_threshold(sv), mpmath.cos(2 * mpmath.acos(1 - sv))))
             # and the generated Lip against the tangential norm (1/s)√(1 − (1 − s)²) on the cap boundary
             digits.append(digits_agreed(derived.width2n_lipschitz(sv), mpmath.sqrt(1 - (1 - sv) ** 2) / sv))
+    pairs = pair_instances(ctx)
     need = d_needed(ctx)
     low = min(digits)
     ok = low >= TOL["precision_min_digits"] and all(r.get("exact_sqrt7", True) for r in rows) and all(
-        r.get("interp_error", "0") == "0" for r in rows)
+        r.get("interp_error", "0") == "0" for r in rows) and all(r["contains"] and r["gap"] <= 1e-6 for r in pairs)
     return Outcome(ok, {"min_digits": low, "overlap_lip_over_sqrt7": rows[-1]["vs_sqrt7"], "d_needed": need},
                    f"rotated cross-polytopes (n = 2d, d = 3, 4): interpolation error exactly 0, Lip = √7 exactly "
                    f"(closed form vs derived, {low:.0f} digits); overlapping caps in d = 3 give Lip = "
-                   f"{rows[-1]['lip']:.4f} = {rows[-1]['vs_sqrt7']:.3f}·√7; uniform data need d ≈ {need}",
-                   details={"instances": rows})
+                   f"{rows[-1]['lip']:.4f} = {rows[-1]['vs_sqrt7']:.3f}·√7; {len(pairs)} exact two-point instances "
+                   f"in d = 6 and 200 (overlapping, tangent; opposite and equal labels) inside their certified "
+                   f"cap-graph brackets (widest {max(r['gap'] for r in pairs):.1e}); uniform data need d ≈ {need}",
+                   details={"instances": rows, "pairs": pairs})
+
+
+# Two data points with x_1·x_2 = ρ exactly, both rational on S^{d−1}: x_1 = e_1, x_2 = (ρ, y/q) with
+# ‖y‖² = q²(1 − ρ²) a sum of four integer squares. ρ = 1/8 is the tangency of the s = 1/4 caps
+# (2(1 − s)² − 1 = 1/8): 1 − 1/64 = (7² + 3² + 2² + 1²)/64.
+PAIR_POINTS = {"3/5": (Fraction(3, 5), (Fraction(4, 5), 0, 0, 0)),
+               "1/5": (Fraction(1, 5), (Fraction(4, 5), Fraction(2, 5), Fraction(2, 5), 0)),
+               "1/8": (Fraction(1, 8), (Fraction(7, 8), Fraction(3, 8), Fraction(2, 8), Fraction(1, 8)))}
+
+
+def pair_exact_lip2(rho: Fraction, same_label: bool) -> Fraction:
+    """Lip² of the two-point construction (s = 1/4, labels ±1) on S^{d−1}, d ≥ 4, by hand: the caps are the only
+    cells besides the outside; a cap alone gives 7 (its rim); when the caps meet (ρ > 1/8) the lens adds
+    ‖g‖² − min_lens (g·x)²: opposite labels, g = 4(x_1 − x_2), g·x = 0 at the lens' symmetric point: 32(1 − ρ);
+    equal labels, g = 4(x_1 + x_2), g·x ≥ 4(3/4 + 3/4) = 6 on the lens, attained on its rim: 32(1 + ρ) − 36.
+    Tangent caps (ρ = 1/8) do not meet: 7."""
+    if rho <= Fraction(1, 8):
+        return Fraction(7)
+    lens = 32 * (1 + rho) - 36 if same_label else 32 * (1 - rho)
+    return max(Fraction(7), lens)
+
+
+def _check(L, ex: Fraction) -> tuple[bool, float]:
+    """(the exact Lip² lies in the result, its relative gap): exact results compared as a + b√D, brackets as floats
+    squared exactly."""
+    from numerics.rob import exact as E
+
+    if L.exact:
+        return E.QNum(ex).cmp(L.value2) == 0, 0.0
+    lo2, up2 = Fraction(float(L.lower)) ** 2, Fraction(float(L.upper)) ** 2
+    return lo2 <= ex <= up2, float(L.gap)
+
+
+def pair_instances(ctx: Context) -> list[dict]:
+    """The certified bracket of rob.lipschitz (the cap-overlap graph, d ≥ 4) on exact instances against
+    :func:`pair_exact_lip2`: two points overlapping (opposite and equal labels) or tangent; and three points where
+    x_1, x_2 are tangent and x_1, x_3 overlap (x_3 = (3/5, 0, 0, 0, 0, 4/5, 0, …), x_2·x_3 = 3/40 < 1/8), so that
+    the caps are not pairwise disjoint and the cap graph must decide the tangency by its rational fall-back."""
+    s = Fraction(1, 4)
+    out = []
+    dims = (6,) if ctx.quick else (6, 200)
+    for d in dims:
+        x1 = [Fraction(1)] + [Fraction(0)] * (d - 1)
+        x3 = [Fraction(3, 5), 0, 0, 0, 0, Fraction(4, 5)] + [Fraction(0)] * (d - 6)
+        for key, (rho, y) in PAIR_POINTS.items():
+            x2 = [rho, *y] + [Fraction(0)] * (d - 5)
+            assert sum(t * t for t in x2) == 1 and sum(a * b for a, b in zip(x1, x2, strict=True)) == rho
+            for same in (False, True):
+                labels = [1, 1] if same else [1, -1]
+                pts = [x1, x2]
+                exact = pair_exact_lip2(rho, same)
+                if key == "1/8":          # add x_3: a lens with x_1 (ρ = 3/5), none with x_2
+                    pts, labels = [x1, x2, x3], labels + [-labels[0]]
+                    exact = max(exact, pair_exact_lip2(Fraction(3, 5), False))
+                n = len(pts)
+                W = pts + pts
+                b = [-(1 - s)] * n + [Fraction(-1)] * n
+                a = [Fraction(lab) / s for lab in labels] + [-Fraction(lab) / s for lab in labels]
+                L = rob.lipschitz((W, b, a, [Fraction(0)] * d, Fraction(0)), rob.Sphere(d), time_limit=30)
+                contains, gap = _check(L, exact)
+                out.append({"d": d, "rho": key, "points": n, "labels": "equal" if same else "opposite",
+                            "lower": float(L.lower), "upper": float(L.upper), "exact": math.sqrt(float(exact)),
+                            "contains": contains, "gap": gap, "method": L.method.split(" (")[0]})
+    return out
 
 
 def d_needed(ctx: Context) -> dict:
