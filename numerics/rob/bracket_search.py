@@ -159,11 +159,11 @@ class LowerSearch:
 
     def anneal(self, t_end, batch: int = 32, steps: int = 60, keep: int = 8):
         """Smoothed ascent: maximise ‖g_s(x)‖² (ball) or ‖g_s‖² − (g_s·x̂)² (sphere),
-        g_s = v + Σ_j σ(k(w_j·x + b_j)) α_j, by Adam over a batch of random starts while the slope k of the logistic σ anneals from 5 to 500 (so the
-        surrogate tends to the true piecewise-constant gradient). Heuristic only: the ``keep`` best points (by the
-        exact float value of their cells) are returned for :meth:`offer` and the cell-flip ascent, which alone may
-        raise the certified lower end. On d = 32 nets with 256–1024 units it finds cells 5–8% better than random
-        starts with line searches in the same time."""
+        g_s = v + Σ_j σ(k(w_j·x + b_j)) α_j, by Adam over a batch of random starts while the slope k of the logistic σ
+        anneals from 5 to 500 (so the surrogate tends to the true piecewise-constant gradient). Heuristic only: the
+        ``keep`` best points (by the exact float value of their cells) are returned for :meth:`offer` and the
+        cell-flip ascent, which alone may raise the certified lower end. On d = 32 nets with 256–1024 units it finds
+        cells 5–8% better than random starts with line searches in the same time."""
         import torch
 
         net, d = self.net, self.d
