@@ -46,7 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = Path(__file__).resolve().parent / "mutants.toml"
-PAPERS = ("ws", "flat", "rob")
+PAPERS = ("ws", "flat", "rob", "suite")
 LEVELS = "S,P,A,F"
 _FIELDS = {"id", "paper", "kind", "file", "original", "replacement", "claims", "tests", "description", "survives"}
 _REQUIRED = _FIELDS - {"survives"}

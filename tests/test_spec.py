@@ -53,7 +53,7 @@ def test_every_paper_has_a_package_in_each_layer():
 def test_spec_toml_follows_shared_spec_md():
     rows = {}
     for line in SHARED_SPEC.read_text().splitlines():
-        m = re.match(r"\| ((?:ws|flat|rob)\.[a-z0-9_]+) \| (.*) \| ([SPAFE, ]+) \|$", line)
+        m = re.match(r"\| ((?:ws|flat|rob|suite)\.[a-z0-9_]+) \| (.*) \| ([SPAFE, ]+) \|$", line)
         if m:
             rows[m.group(1)] = (m.group(2), tuple(s.strip() for s in m.group(3).split(",")))
     claims = spec.load().claims

@@ -1,0 +1,11 @@
+r"""The suite's own machinery (SPEC §5): claims about the code that makes verdicts and certificates.
+
+====================  ======  ==============================================================================
+module                levels  what the levels check
+====================  ======  ==============================================================================
+``verdicts``          F       SPEC §0's effect → interval → word table, on intervals whose right word is known
+                              by construction, and its planted wrong branches (positive controls)
+====================  ======  ==============================================================================
+"""
+
+CLAIMS = ("verdicts",)

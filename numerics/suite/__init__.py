@@ -1,0 +1,3 @@
+"""The suite's own machinery (SPEC §5). Its evaluators live where the runs use them: the verdict logic of SPEC §0 in
+:mod:`checks.stats` (:func:`checks.stats.region_verdict`, :func:`checks.stats.combine_parts`); this package only
+completes the one-package-per-layer layout."""
