@@ -18,4 +18,5 @@ module             what it holds
 =================  ===========================================================================
 """
 
-CLAIMS = ("theorem", "trace", "trace_sq", "bound", "dependence", "overfit", "experiment", "gradient", "softmax")
+CLAIMS = ("theorem", "trace", "trace_sq", "bound", "dependence", "overfit", "experiment", "tightness", "gradient",
+          "softmax")
