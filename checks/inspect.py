@@ -68,7 +68,8 @@ def _natural(key: str):
 
 
 def module_from_arrays(arrays: dict[str, np.ndarray], activation: str | None, source: str):
-    """An ``nn.Sequential(Linear, act, Linear)`` (float64) from a dict of weight arrays."""
+    """An ``nn.Sequential(Linear, act, Linear)`` from a dict of weight arrays: float32 when every array is float32 or
+    float16 (so that ``inspect`` reports the file's dtype), else float64."""
     import torch
     import torch.nn as nn
 
@@ -83,6 +84,11 @@ def module_from_arrays(arrays: dict[str, np.ndarray], activation: str | None, so
             raise InputError(f"{source}: expected two 2-d weight arrays (a one-hidden-layer net), found "
                              f"{len(weights)}: {', '.join(weights) or 'none'} (keys: {', '.join(arrays)})")
         layers = [(w, w[: -len("weight")] + "bias" if w.endswith("weight") else None) for w in weights]
+    used = [k for wk, bk in layers for k in (wk, bk) if k is not None and k in arrays]
+    src = {np.asarray(arrays[k]).dtype for k in used}
+    # a float32 (or float16) file stays that dtype: the module holds exactly the file's numbers, and
+    # numerics.interop converts them to float64 exactly (every float32 is a float64) and says so in its note
+    low = src <= {np.dtype(np.float32), np.dtype(np.float16)}
     mats = []
     for wk, bk in layers:
         w = np.asarray(arrays[wk], dtype=np.float64)
@@ -94,15 +100,16 @@ def module_from_arrays(arrays: dict[str, np.ndarray], activation: str | None, so
     (W, b), (V, c) = mats
     if V.shape[1] != W.shape[0]:
         raise InputError(f"{source}: second layer {V.shape} does not take the {W.shape[0]} hidden units of {W.shape}")
-    lin1 = nn.Linear(W.shape[1], W.shape[0], bias=b is not None).double()
-    lin2 = nn.Linear(V.shape[1], V.shape[0], bias=c is not None).double()
-    with torch.no_grad():
-        lin1.weight.copy_(torch.from_numpy(W))
-        lin2.weight.copy_(torch.from_numpy(V))
+    tdt = torch.float32 if low else torch.float64
+    lin1 = nn.Linear(W.shape[1], W.shape[0], bias=b is not None).to(tdt)
+    lin2 = nn.Linear(V.shape[1], V.shape[0], bias=c is not None).to(tdt)
+    with torch.no_grad():   # float16/float32 → float32 and float64 → float64: exact either way
+        lin1.weight.copy_(torch.from_numpy(W).to(tdt))
+        lin2.weight.copy_(torch.from_numpy(V).to(tdt))
         if b is not None:
-            lin1.bias.copy_(torch.from_numpy(b))
+            lin1.bias.copy_(torch.from_numpy(b).to(tdt))
         if c is not None:
-            lin2.bias.copy_(torch.from_numpy(c))
+            lin2.bias.copy_(torch.from_numpy(c).to(tdt))
     return nn.Sequential(lin1, activation_module(activation), lin2)
 
 

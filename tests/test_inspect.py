@@ -93,3 +93,24 @@ def test_pickled_module_needs_trust(files):
     d = files[0]
     torch.save(nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1)), d / "m.pt")
     assert main(["inspect", str(d / "m.pt"), "--data", str(d / "data.csv"), "--trust-pickle"]) == 0
+
+
+def test_a_float32_file_is_reported_as_float32_and_read_exactly(files):
+    """The modules are float32 (the torch default): the file holds float32 numbers, inspect says so, and the numbers
+    analysed are exactly those (float32 → float64 is exact), so tr H equals the float64 array API on the upcast."""
+    d, tanh, _, X, y = files
+    out = d / "t32.json"
+    assert main(["inspect", str(d / "tanh.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh",
+                 "--json", str(out)]) == 0
+    rec = json.loads(out.read_text())
+    assert rec["network"]["dtype"] == "float32"
+    W, b = tanh[0].weight.detach().double().numpy(), tanh[0].bias.detach().double().numpy()
+    v, c = tanh[2].weight.detach().double().numpy()[0], float(tanh[2].bias.detach())
+    ref = moments.ce_hessian_moments(W, b, v, c, X, y, "tanh")
+    assert rec["ws"]["trace"] == pytest.approx(float(ref.trace), rel=1e-13)
+    # a float64 file stays float64
+    save_file({k: v.detach().double().contiguous() for k, v in tanh.state_dict().items()}, d / "t64.safetensors")
+    out64 = d / "t64.json"
+    assert main(["inspect", str(d / "t64.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh",
+                 "--json", str(out64)]) == 0
+    assert json.loads(out64.read_text())["network"]["dtype"] == "float64"
