@@ -73,6 +73,9 @@ __all__ = ["Bracket", "certified_bracket"]
 # the sphere leaf bound (an SDP of size d + 1, then an exact LDLᵀ) costs ≤ 0.1 s per leaf for d ≤ 10 and ~0.4 s
 # in d = 32, where the branch and bound cannot afford it per leaf: above this, leaves keep the ball relaxation
 SDP_MAX_D = 12
+# the smoothed ascent seeds the lower end when m ≥ this × d (below it, m = 64 in d = 32 say, the bracket closes in
+# under a second without it, and the ascent would only spend the time)
+ANNEAL_MIN_RATIO = 4
 
 
 @dataclass(frozen=True)
@@ -387,7 +390,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     seeded = []
     t_s = time.perf_counter()
     span = max(deadline - t_s, 0.0)
-    t_starts, t_climb = t_s + 0.08 * span, t_s + (0.32 if m >= 2 * d and m >= 64 else 0.2) * span
+    t_starts, t_climb = t_s + 0.08 * span, t_s + (0.32 if m >= ANNEAL_MIN_RATIO * d and m >= 64 else 0.2) * span
     for i, x0 in enumerate(starts):
         now = time.perf_counter()
         if now > deadline or i > 0 and now > t_starts:
@@ -396,8 +399,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         x0 = x0 if sphere or x0 @ x0 < Rr * Rr else 0.5 * Rr * x0 / np.linalg.norm(x0)
         seeded.append(srch.local_search(x0, t_end=max(t_starts, now + 0.02 * span)))
     # the smoothed (annealed) ascent, for nets too large for line searches alone to find good cells
-    if m >= 2 * d and m >= 64:
-        for x0 in srch.anneal(time.perf_counter() + 0.12 * span):
+    if m >= ANNEAL_MIN_RATIO * d and m >= 64:
+        for x0 in srch.anneal(time.perf_counter() + min(0.12 * span, 15.0)):
             seeded.append((x0, net.fvalue(x0[None])[0][0]))
     seeded.sort(key=lambda t: -t[1])
     for x0, _ in seeded[:8]:
