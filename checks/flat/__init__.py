@@ -10,6 +10,7 @@ module             what it holds
 ``bad``            flat.bad: badly aligned interpolators stay orderwise sharper (E)
 ``generalize``     flat.generalize: low flatness goes with low population loss (E)
 ``approx``         flat.approx: an unrepresentable target defeats the flattest interpolator (E)
+``balance``        flat.balance: ‖b‖_∞ of the flattest interpolators over m, c = 2 and c = 1 (E)
 ``population``     flat.population: the exact Gaussian population loss (S, P)
 ``upsilon_star``   flat.upsilon_star (beyond): a certified bracket on Υ* in d = 2, 3 (E)
 ``cases``          the one list of deterministic cases (P and A levels)
@@ -20,4 +21,5 @@ module             what it holds
 =================  ===========================================================================
 """
 
-CLAIMS = ("symmetry", "trace", "upsilon", "duality", "bad", "generalize", "approx", "population", "upsilon_star")
+CLAIMS = ("symmetry", "trace", "upsilon", "duality", "bad", "generalize", "approx", "balance", "population",
+          "upsilon_star")
