@@ -245,12 +245,17 @@ def _arb_dense_entries(W, b, v, c, X, y, act, bias, dps):
     ``ctx.prec``, from the generated ``sympy.hessian`` entries on object arrays of arb enclosures."""
     from flint import arb
 
-    from numerics.ws import _arb
+    from numerics.ws import reference_arb as RA
 
     N, M = W.shape
     n = X.shape[0]
     fn, D, upper = _generic_sample_hessian_numpy(M, N, bias)
-    P, q, r, Xa, _, rigorous = _arb.arb_tables(W, b if bias else None, v, c if bias else None, X, y, act, dps)
+    P, Xa, rigorous = RA.unit_tables(W, b if bias else None, X, act, dps)
+    va = RA.object_array(v)
+    z = [sum((P[0][i, k] * va[k] for k in range(N)), RA.exact_arb(c) if bias else arb(0)) for i in range(n)]
+    lg = [RA.logistic(t) for t in z]                        # (σ(z), σ(−z)): p and 1 − p without cancellation
+    q = np.array([s * sm for s, sm in lg], dtype=object)
+    r = np.array([-sm if y[i] == 1 else s for i, (s, sm) in enumerate(lg)], dtype=object)
     tables = [np.asarray(t) for t in P]
     Pl = [tables[o][:, k] for k in range(N) for o in range(3)]
     theta = np.array([arb(float(t)) for t in _theta(W, b, v, c, bias)], dtype=object)
@@ -282,7 +287,7 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
     (reference only; the falsifier's confirmation of ws.bound/moments).
 
     The same generated entries as the mpmath path, evaluated on numpy object arrays of ``flint.arb`` whose unit
-    tables and output terms are arb's enclosures (:func:`numerics.ws._arb.arb_tables`, from the float64 inputs
+    tables and output terms are arb's enclosures (:mod:`numerics.ws.reference_arb`, from the float64 inputs
     converted exactly), so each ball contains the exact value for a named activation. The evaluation is repeated
     with the guard bits doubled (at most ``max_doublings`` times) until tr H and ‖H‖_F² fix ``dps`` digits:
     unlike a fixed-precision mpmath Hessian, a cancellation deeper than the working precision shows up as a wide
@@ -290,7 +295,7 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
     same wrong tr H at 60 and at 130 digits). Returns ``{"trace", "trace_sq", "abs_diag", "dim", "rigorous",
     "prec"}``.
     """
-    from numerics.ws import _arb
+    from numerics.ws import reference_arb as RA
 
     act = get_activation(activation)
     W, b, v, c, X, y = _arrays(W, b, v, c, X, y, bias)
@@ -300,8 +305,8 @@ def ce_hessian_moments_arb(W, b, v, c, X, y, activation="tanh", *, bias=True, dp
         tr, tr2, ad = _arb_upper_moments(zip(upper, entries, strict=True))
         return (tr, tr2), (ad, rigorous, D)
 
-    ((tr, tr2), (ad, rigorous, D)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
-                                                               max_doublings=max_doublings)
+    ((tr, tr2), (ad, rigorous, D)), prec = RA.refine(evaluate, dps, guard_bits=guard_bits,
+                                                     max_doublings=max_doublings)
     return {"trace": tr, "trace_sq": tr2, "abs_diag": ad, "dim": D, "rigorous": rigorous, "prec": prec}
 
 
@@ -333,7 +338,7 @@ def _arb_dense(entries, dps, guard_bits, max_doublings) -> dict:
     until every radius is at most 2^-(bits for ``dps`` + 4) of ‖H‖_F / D; see :func:`ce_hessian_arb`."""
     from flint import arb
 
-    from numerics.ws import _arb
+    from numerics.ws import reference_arb as RA
 
     def evaluate():
         H, rigorous = entries()
@@ -345,8 +350,8 @@ def _arb_dense(entries, dps, guard_bits, max_doublings) -> dict:
         proxy = arb(fro.mid(), D * worst) if worst > 0 else arb(fro.mid())
         return (proxy,), (H, fro, D, rigorous)
 
-    (_, (H, fro, D, rigorous)), prec = _arb.until_accurate(evaluate, dps, guard_bits=guard_bits,
-                                                           max_doublings=max_doublings)
+    (_, (H, fro, D, rigorous)), prec = RA.refine(evaluate, dps, guard_bits=guard_bits,
+                                                 max_doublings=max_doublings)
     return {"H": H, "frobenius": fro, "dim": D, "rigorous": rigorous, "prec": prec}
 
 
@@ -568,7 +573,7 @@ def softmax_hessian_arb(W, b, V, c, X, y, activation="tanh", *, bias=True, dps=5
     """
     from flint import arb
 
-    from numerics.ws import _arb
+    from numerics.ws import reference_arb as RA
 
     act = get_activation(activation)
     W, b, V, c, X, y = _softmax_arrays(W, b, V, c, X, y, bias)
@@ -579,10 +584,10 @@ def softmax_hessian_arb(W, b, V, c, X, y, activation="tanh", *, bias=True, dps=5
     per = len(upper)  # entries of one ∇²z_a in the flat list
 
     def entries():
-        P, Xa, rigorous = _arb.unit_tables(W, b if bias else None, X, act, dps)
+        P, Xa, rigorous = RA.unit_tables(W, b if bias else None, X, act, dps)
         tables = [np.asarray(t) for t in P]
-        Va = np.asarray(_arb.arb_array(V))
-        ca = np.asarray(_arb.arb_array(c)) if bias else None
+        Va = RA.object_array(V)
+        ca = RA.object_array(c) if bias else None
         theta = [arb(float(t)) for t in _softmax_theta(W, b, V, c, bias)]
         H = np.full((D, D), arb(0), dtype=object)
         for i in range(n):
