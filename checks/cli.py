@@ -66,6 +66,10 @@ def _parser() -> argparse.ArgumentParser:
         s.add_argument("--budget", type=int, default=None, help="Hypothesis examples per property")
         s.add_argument("--quick", action="store_true",
                        help="smoke run (< 60 s): small experiments, written to verify-quick.*; not evidence")
+        s.add_argument("--power", action="store_true",
+                       help="run every E experiment at its planned number of independent units (SPEC §0, power); "
+                            "without it an experiment that plans more units than its default budget runs fewer, "
+                            "and its word is `inconclusive`")
         s.add_argument("--no-progress", action="store_true",
                        help="no progress bars: one line per level, and a progress line every 15 s")
         s.add_argument("--jobs", type=_jobs, default=None, metavar="K",
@@ -193,6 +197,7 @@ def _run_claims(args, claims, levels, jobs, campaign) -> int:
     interactive = console.is_terminal and not args.no_progress
     partial = bool(args.claims) or tuple(levels) != tuple(LEVELS)
     meta = {"seed": args.seed, "levels": list(levels), "quick": args.quick, "budget": args.budget,
+            "power": bool(getattr(args, "power", False)),
             "claims_selected": args.claims or "all", "versions": report.versions()}
     if campaign is not None:
         meta["campaign"] = {"engine": campaign.describe(), "shards": campaign.shards or "default",
@@ -205,7 +210,8 @@ def _run_claims(args, claims, levels, jobs, campaign) -> int:
     console.print(report.run_line(meta))
     # a Dask campaign spreads the work itself (and its client's threads rule out forking): one process here
     n_jobs = 1 if campaign is not None else min(args.jobs or default_jobs(), len(jobs))
-    ctx_args = dict(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick)
+    ctx_args = dict(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick,
+                    power=bool(getattr(args, "power", False)))
     pool = None
     if n_jobs > 1:  # the workers fork here, before the progress and heartbeat threads exist
         from checks.parallel import LevelPool

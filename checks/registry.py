@@ -46,6 +46,7 @@ class Context:
     report_dir: Path = Path("reports")
     budget: int | None = None  # F: examples per property; None means the claim's default
     quick: bool = False  # smaller experiments (tests use this); the report records it
+    power: bool = False  # E experiments at their planned units (``verify --power``; SPEC §0)
     progress: Any = None  # a rich.progress.Progress, or None
     log: Callable[[str], None] | None = None  # a line sink for runs without a terminal (nox, CI, a log file)
     log_every: float = 15.0  # seconds between progress lines on ``log``

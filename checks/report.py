@@ -97,7 +97,7 @@ def claim_entry(c: Claim, mine: dict[str, Evidence], run: dict[str, Any], claims
 def build(claims: Sequence[Claim], evidence: Sequence[Evidence], meta: dict[str, Any]) -> dict[str, Any]:
     from checks.registry import spec
 
-    run = {k: meta.get(k) for k in ("seed", "quick", "budget")}
+    run = {k: meta.get(k) for k in ("seed", "quick", "budget", "power")}
     claims_spec = spec().claims  # read once, not once per claim
     out = []
     for c in claims:
@@ -164,6 +164,8 @@ def run_line(meta: dict[str, Any]) -> str:
     claims = "all claims" if claims in (None, "all") else "claims " + " ".join(claims)
     mode = "QUICK smoke run: its verdicts are not evidence" if meta.get("quick") else "full run"
     budget = f", budget {meta['budget']} examples/property" if meta.get("budget") else ""
+    if meta.get("power"):
+        budget += ", every E experiment at its planned units (--power)"
     line = f"Run: {claims}, levels {','.join(meta.get('levels', []))}, seed {meta.get('seed')}{budget}; {mode}."
     if meta.get("rerun"):
         line += f" Merged into an earlier report; re-run: {', '.join(meta['rerun'])}."

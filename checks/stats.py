@@ -19,6 +19,7 @@ is formed and the verdict is ``not reproduced`` (a quick run's verdicts are not 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -176,6 +177,27 @@ def units_for_width(sd: float, width: float, level: float = LEVEL) -> int:
 
     z = NormalDist().inv_cdf(0.5 + level / 2)
     return max(MIN_SEEDS, int(np.ceil((2 * z * sd / width) ** 2)))
+
+
+def units_for_power(sd: float, delta: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Independent units that detect a shift of ``delta`` in the mean with the given power by a two-sided level-α
+    normal test (SPEC §0's other criterion): k = ⌈((z_{1−α/2} + z_{power})·sd/δ)²⌉, at least :data:`MIN_SEEDS`."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return max(MIN_SEEDS, int(np.ceil((z * sd / delta) ** 2)))
+
+
+def achieved_power(sd: float, delta: float, units: int, alpha: float = 0.05) -> float:
+    """The power the run had to detect ``delta`` (two-sided level-α normal test, the observed per-unit SD):
+    Φ(δ√k/sd − z_{1−α/2}) + Φ(−δ√k/sd − z_{1−α/2}); NaN when sd or k cannot say."""
+    from statistics import NormalDist
+
+    if not (units >= 2 and sd > 0 and math.isfinite(sd)):
+        return math.nan
+    nd, z = NormalDist(), NormalDist().inv_cdf(1 - alpha / 2)
+    shift = delta * math.sqrt(units) / sd
+    return nd.cdf(shift - z) + nd.cdf(-shift - z)
 
 
 def combine_parts(words: dict[str, str]) -> tuple[str, str]:

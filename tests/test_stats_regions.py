@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 
 import mpmath
+import numpy as np
 import pytest
 
 from checks.registry import Context
-from checks.stats import Regions, region_verdict, units_for_width
+from checks.stats import Regions, achieved_power, region_verdict, units_for_power, units_for_width
 
 INF = math.inf
 # "Lip = O(1)": exponent β < δ
@@ -97,3 +98,22 @@ def test_law_rate_regions_follow_spec():
     assert law._config(False, "paper")["m"] == (16, 64, 256, 1024)
     with pytest.raises(ValueError):
         law._config(False, "huge")
+
+
+def test_units_for_power_textbook_value():
+    # (z_0.975 + z_0.8)² = (1.959964 + 0.841621)² = 7.84888: σ = 1, δ = 0.2 → 196.2 → 197 units
+    assert units_for_power(1.0, 0.2) == 197
+    assert units_for_power(0.73, 0.2) == 105
+    assert units_for_power(1e-3, 1.0) == 3
+
+
+def test_achieved_power_matches_a_simulated_z_test():
+    rng = np.random.default_rng(5)
+    sd, delta, k = 0.6, 0.2, 40
+    means = rng.normal(delta, sd / np.sqrt(k), size=200_000)
+    simulated = float(np.mean(np.abs(means) / (sd / np.sqrt(k)) > 1.959964))
+    assert abs(achieved_power(sd, delta, k) - simulated) < 5e-3
+    # at the planned count the power is ≥ 0.8, one unit fewer it is below
+    k80 = units_for_power(sd, delta)
+    assert achieved_power(sd, delta, k80) >= 0.8 > achieved_power(sd, delta, k80 - 1)
+    assert np.isnan(achieved_power(0.0, delta, 10)) and np.isnan(achieved_power(sd, delta, 1))
