@@ -129,3 +129,30 @@ def test_macro_f1_by_hand():
     # class 0: TP 1, FP 1, FN 1 → 1/2; class 1: TP 2, FP 1, FN 1 → 2/3
     assert macro_f1(y, pred) == pytest.approx((1 / 2 + 2 / 3) / 2)
     assert macro_f1(y, y) == 1.0
+
+
+def test_correlation_power_matches_simulation():
+    """Fisher-z power of a two-sided Spearman test at ρ = 0.2 against a simulation with bivariate normals."""
+    from checks.ws.experiment import PLANNED_UNITS, correlation_power
+
+    assert correlation_power(0.2, PLANNED_UNITS) >= 0.8 > correlation_power(0.2, 150)
+    rng = np.random.default_rng(3)
+    n, rho, hits, reps = 120, 0.2, 0, 1500
+    from scipy.stats import pearsonr
+
+    for _ in range(reps):
+        x = rng.standard_normal(n)
+        y = rho * x + np.sqrt(1 - rho ** 2) * rng.standard_normal(n)
+        hits += pearsonr(x, y).pvalue < 0.05
+    assert abs(hits / reps - correlation_power(0.2, n)) < 0.05
+
+
+def test_correlation_interval_covers_and_separates():
+    from checks.ws.experiment import correlation_test
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(200)
+    est, lo, hi = correlation_test(x, -x + 0.3 * rng.standard_normal(200), seed=1)
+    assert lo <= est <= hi < -0.8
+    est, lo, hi = correlation_test(x, rng.standard_normal(200), seed=1)
+    assert lo < 0 < hi and hi - lo < 0.4

@@ -10,6 +10,7 @@ module             what it holds
 ``bad``            flat.bad: badly aligned interpolators stay orderwise sharper (E)
 ``generalize``     flat.generalize: low flatness goes with low population loss (E)
 ``approx``         flat.approx: an unrepresentable target defeats the flattest interpolator (E)
+``near_flattest``  flat.near_flattest: Theorem 3, the worst near-flattest interpolator's excess loss over n (E)
 ``balance``        flat.balance: ‖b‖_∞ of the flattest interpolators over m, c = 2 and c = 1 (E)
 ``population``     flat.population: the exact Gaussian population loss (S, P)
 ``upsilon_star``   flat.upsilon_star (beyond): a certified bracket on Υ* in d = 2, 3 (E)
@@ -21,5 +22,5 @@ module             what it holds
 =================  ===========================================================================
 """
 
-CLAIMS = ("symmetry", "trace", "upsilon", "duality", "bad", "generalize", "approx", "balance", "population",
-          "upsilon_star")
+CLAIMS = ("symmetry", "trace", "upsilon", "duality", "bad", "generalize", "approx", "near_flattest", "balance",
+          "population", "upsilon_star")

@@ -1,0 +1,306 @@
+r"""flat.near_flattest: Theorem 3 — *every* interpolator with Υ(w) ≤ κ·Υ* generalises, F(w) − F* ≲ n^{−1/2} here.
+
+Setting, fixed by SPEC §2 so that the theorem's other terms vanish: ReLU (c = 1, p = 1), x ~ N(0, I_d) with d = 5,
+a single-index target f*(x) = ReLU(u·x) (the activation represents its link exactly), labels y = f*(x) + ξ with
+ξ ~ N(0, τ²), τ² ∈ {0, 0.01, 0.1}. Υ* is taken over a fixed dictionary of m = 2n + 1 unit directions: u and 2n
+uniform ones (so the approximation error is 0 and F* = τ²/2). In the invariant variables b (unit directions:
+a = b), Υ(b) = Σ_j ω_j|b_j| and every interpolator with these directions has Υ ≥ Υ_low, the certified dual value of
+:func:`numerics.flat.flattest_outer_weights`.
+
+**The adversary.** The near-flattest set N_κ = {b : Φ̄b = y, Σ_j ω_j|b_j| ≤ κ·Υ_low} (κ = 2, 4) is a polytope, and the
+excess population loss E(b) = F(b) − F* = ½E_x(h_b(x) − f*(x))² = ½(bᵀGb − 2cᵀb + E f*²) is a convex quadratic
+(G, c exact arc-cosine kernels, :func:`numerics.flat.population.pair_expectations`). Its maximum over N_κ is at a
+vertex; the adversary climbs by successive linear programs b ← argmax_{N_κ} ∇E(b)·b (each step cannot decrease E,
+because E is convex), from the flattest interpolator and from random vertices, and keeps the worst. Choosing b also
+chooses the directions: a vertex uses ≤ n + 1 of the m. Every point it returns is checked: interpolation residual,
+and Υ(b) ≤ κ·Υ_low recomputed (the LP's budget is κΥ_low(1 − 10⁻⁹), so its tolerance cannot leave the set). Since
+Υ_low ≤ Υ*, everything found is truly near-flattest. The worst excess is a lower bound on the true supremum over N_κ
+(an ascent, not a global maximiser): a decay it shows could be an artefact of a weak search, a non-decay cannot.
+
+**The statement** (SPEC §0, fixed before the run): per seed and series (τ², κ), the least-squares slope β of
+log(worst excess) on log n over n ∈ {16, 32, 64, 128}. The theorem predicts β ≤ −½; δ = 0.2: statement region
+β < −0.3, negation β ≥ −0.3. The theorem's constants are unnamed, so no finite run refutes it: `not reproduced` here
+means a worst excess that decays more slowly than n^{−0.3} over this range, reported with its interval, as evidence
+against the rate. Beside it, the flattest interpolator's own exponent. The claim's word is
+:func:`checks.stats.combine_parts` over the six series. Planned units: :data:`PLANNED` seeds per series from a pilot
+(:data:`PILOT_SD`); ``verify --power`` runs them, the default run runs :data:`DEFAULT_SEEDS`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from scipy.optimize import linprog
+
+from checks import figures
+from checks.campaign import sweep
+from checks.evidence import Outcome
+from checks.flat.experiments import blas_one_thread
+from checks.registry import Context
+from checks.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
+from numerics.flat.activations import get_activation
+from numerics.flat.duality import flattest_outer_weights, invariant_form
+from numerics.flat.population import pair_expectations
+from numerics.flat.targets import single_index
+
+ID = "flat.near_flattest"
+PAPER = ("Theorem 3: every interpolator with Υ(w) ≤ κ·Υ* has F(w) − F* ≲ n^{−min(1/2, ε1, ε2)} (here n^{−1/2}: no "
+         "approximation error)")
+D = 5
+N_GRID = (16, 32, 64, 128)
+NOISES = (0.0, 0.01, 0.1)   # τ², the label noise variance
+KAPPAS = (2.0, 4.0)
+DELTA = 0.2
+RATE = -0.5
+REGIONS = Regions(DELTA, (-math.inf, RATE + DELTA), ((RATE + DELTA, math.inf),),
+                  describe=f"β < {RATE + DELTA:g} (statement: decays at least like n^(−½ + δ)); "
+                           f"β ≥ {RATE + DELTA:g} (negation)")
+STARTS = 3   # random vertices per (n, τ², κ), besides the flattest interpolator
+BUDGET_SLACK = 1e-9
+# Pilot (master seed 20260, seed indices 0-3, this design; run before the confirmatory run, whose seeds start at
+# FIRST_SEED): per-seed slope SDs per series (τ², κ). Power 0.8 at α = 0.05 for δ = 0.2 then needs
+# ⌈((1.96 + 0.84)·SD/0.2)²⌉ seeds: 10, 8, 13, 17, 67, 67.
+PILOT_SD = {(0.0, 2.0): 0.225, (0.0, 4.0): 0.194, (0.01, 2.0): 0.256, (0.01, 4.0): 0.289, (0.1, 2.0): 0.58,
+            (0.1, 4.0): 0.581}
+PLANNED = {key: units_for_power(sd, DELTA) for key, sd in PILOT_SD.items()}
+PLANNED_SEEDS = max(PLANNED.values())
+DEFAULT_SEEDS = 6
+FIRST_SEED = 100   # the run's seed indices start here: disjoint from the pilot's
+
+
+def excess_quadratic(Theta, target):
+    """(G, c, e0) with E(b) = ½(bᵀGb − 2cᵀb + e0) = ½E(Σ_j b_j ReLU(θ_j·x) − f*(x))², x ~ N(0, I): exact kernels."""
+    act = get_activation("relu")
+    G = np.asarray(pair_expectations(act, Theta, act, Theta), float)
+    (rg,) = target.ridges
+    c = rg.coef * np.asarray(pair_expectations(act, Theta, rg.link, rg.v[None, :]), float)[:, 0]
+    e0 = rg.coef ** 2 * float(np.asarray(pair_expectations(rg.link, rg.v[None, :], rg.link, rg.v[None, :]))[0, 0])
+    return G, c, e0
+
+
+def excess(b, G, c, e0) -> float:
+    return 0.5 * float(b @ G @ b - 2 * c @ b + e0)
+
+
+class Unbounded(Exception):
+    """The near-flattest set is unbounded in the objective's direction: a direction with ω_j = 0 (its unit is zero
+    on every sample, so it costs no flatness and does not change the fit) lets the outer weight grow freely."""
+
+
+class NearFlattestSet:
+    """The polyhedron {b : Φ̄b = y, Σ ω_j|b_j| ≤ budget} on the split form b = b⁺ − b⁻ ≥ 0 (HiGHS). It is bounded
+    exactly when every ω_j > 0."""
+
+    def __init__(self, Phi, y, omega, budget: float):
+        m = Phi.shape[1]
+        self.m, self.y, self.omega, self.budget = m, y, omega, budget
+        self.A_eq = np.hstack([Phi, -Phi])
+        self.A_ub = np.concatenate([omega, omega])[None, :]
+
+    def argmax(self, g) -> np.ndarray | None:
+        """A vertex maximising g·b over the set, or None (infeasible / solver failure); :class:`Unbounded` when
+        the objective is unbounded on it."""
+        r = linprog(-np.concatenate([g, -g]), A_ub=self.A_ub, b_ub=[self.budget], A_eq=self.A_eq, b_eq=self.y,
+                    bounds=(0, None), method="highs")
+        if r.status == 3:
+            raise Unbounded
+        if r.status != 0:
+            return None
+        return r.x[: self.m] - r.x[self.m:]
+
+
+def worst_excess(S: NearFlattestSet, G, c, e0, starts: list[np.ndarray], *, max_steps: int = 40):
+    """The adversary: successive-LP ascent of the convex excess from each start objective; (worst b, its excess,
+    LP steps). Each step's vertex is at least as bad as the last (E convex: E(b′) ≥ E(b) + ∇E(b)·(b′ − b) ≥ E(b)).
+    An unbounded set (a direction with ω_j = 0 and G_jj > 0) gives (None, inf, steps): the supremum is +∞."""
+    best_b, best, steps = None, -math.inf, 0
+    if np.any(S.omega <= 0) and S.argmax(np.zeros(S.m)) is not None:
+        j = int(np.flatnonzero(S.omega <= 0)[0])
+        if G[j, j] > 0:
+            return None, math.inf, 1
+    for g0 in starts:
+        b = S.argmax(g0)
+        if b is None:
+            continue
+        val = excess(b, G, c, e0)
+        for _ in range(max_steps):
+            nb = S.argmax(G @ b - c)
+            steps += 1
+            if nb is None:
+                break
+            nv = excess(nb, G, c, e0)
+            if nv <= val * (1 + 1e-6):   # a lower bound anyway: stop when a step gains < 1e-6 relative
+                if nv > val:
+                    b, val = nb, nv
+                break
+            b, val = nb, nv
+        if val > best:
+            best_b, best = b, val
+    return best_b, best, steps
+
+
+def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: int = STARTS) -> dict:
+    """One (data set, dictionary): the flattest interpolator's excess and the adversary's worst per κ."""
+    X = rng.standard_normal((n, D))
+    u = rng.standard_normal(D)
+    u /= np.linalg.norm(u)
+    target = single_index(u, "relu")
+    y = target(X) + (math.sqrt(tau2) * rng.standard_normal(n) if tau2 > 0 else 0.0)
+    Th = rng.standard_normal((2 * n, D))
+    Th = np.vstack([u, Th / np.linalg.norm(Th, axis=1, keepdims=True)])
+    res = flattest_outer_weights(Th, X, y, "relu")
+    inv = invariant_form(Th, X, "relu")
+    G, c, e0 = excess_quadratic(Th, target)
+    b_flat = np.asarray(res.b, float)
+    dead = int(np.sum(inv.omega <= 0))
+    row = {"dead_directions": dead, "n": n, "tau2": tau2, "m": Th.shape[0], "upsilon_star": float(res.value),
+           "upsilon_low": float(res.dual_value), "flat_rel_gap": float(res.rel_gap),
+           "flattest_excess": excess(b_flat, G, c, e0), "e0": e0}
+    for kappa in kappas:
+        S = NearFlattestSet(inv.Phibar, y, inv.omega, kappa * res.dual_value * (1 - BUDGET_SLACK))
+        objs = [G @ b_flat - c] + [rng.standard_normal(Th.shape[0]) for _ in range(starts)]
+        b, val, steps = worst_excess(S, G, c, e0, objs)
+        if b is None:   # unbounded (a dead direction: sup = +∞, reported) or infeasible (a solver failure)
+            row[f"k{kappa:g}"] = {"found": False, "unbounded": val == math.inf}
+            continue
+        ups = float(np.sum(inv.omega * np.abs(b)))
+        row[f"k{kappa:g}"] = {"found": True, "worst_excess": val, "lp_steps": steps,
+                               "upsilon": ups, "upsilon_ratio": ups / res.dual_value,
+                               "inside": bool(ups <= kappa * res.dual_value),
+                               "residual": float(np.max(np.abs(inv.Phibar @ b - y))),
+                               "support": int(np.sum(np.abs(b) > 1e-12 * np.max(np.abs(b)))),
+                               "vs_flattest": val / max(row["flattest_excess"], 1e-300)}
+    return row
+
+
+def _slope(ns, vals) -> float:
+    v = np.asarray(vals, float)
+    ok = np.isfinite(v) & (v > 0)
+    if ok.sum() < 2:
+        return math.nan
+    return float(np.polyfit(np.log(np.asarray(ns, float)[ok]), np.log(v[ok]), 1)[0])
+
+
+def _config(quick: bool, power: bool = False) -> dict:
+    if quick:
+        return {"seeds": 2, "n": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
+    return {"seeds": PLANNED_SEEDS if power else DEFAULT_SEEDS, "n": N_GRID, "noises": NOISES, "kappas": KAPPAS,
+            "starts": STARTS}
+
+
+def _seed(args) -> dict:
+    seed, k, cfg = args
+    with blas_one_thread():
+        rows = []
+        for tau2 in cfg["noises"]:
+            rng = Context(seed=seed).rng(f"{ID}/seed/{k}/{tau2!r}")
+            for n in cfg["n"]:
+                rows.append(cell(rng, n, tau2, cfg["kappas"], cfg["starts"]))
+    out = {"seed_index": k, "rows": rows}
+    for tau2 in cfg["noises"]:
+        rs = [r for r in rows if r["tau2"] == tau2]
+        ns = [r["n"] for r in rs]
+        out[f"flat_beta/{tau2!r}"] = _slope(ns, [r["flattest_excess"] for r in rs])
+        for kappa in cfg["kappas"]:
+            key = f"k{kappa:g}"
+            out[f"beta/{tau2!r}/{kappa:g}"] = _slope(ns, [r[key].get("worst_excess", math.nan) for r in rs])
+    return out
+
+
+def level_E(ctx: Context) -> Outcome:
+    cfg = _config(ctx.quick, ctx.power)
+    t0 = time.perf_counter()
+    first = 0 if ctx.quick else FIRST_SEED
+    out = sweep(ctx, _seed, [(ctx.seed, first + k, cfg) for k in range(cfg["seeds"])], f"{ID}: seeds")
+    rows = [r for o in out for r in o["rows"]]
+    words, series = {}, []
+    for tau2 in cfg["noises"]:
+        flat_b = np.asarray([o[f"flat_beta/{tau2!r}"] for o in out], float)
+        fb = bootstrap_ci(flat_b[np.isfinite(flat_b)], seed=ctx.seed) if np.isfinite(flat_b).sum() >= 2 else \
+            (math.nan,) * 3
+        # noise-free labels: the flattest interpolator can be f* itself (excess 0 up to rounding): no exponent
+        flat_is_target = all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in rows if r["tau2"] == tau2)
+        for kappa in cfg["kappas"]:
+            betas = np.asarray([o[f"beta/{tau2!r}/{kappa:g}"] for o in out], float)
+            ok = np.isfinite(betas)
+            est, lo, hi = bootstrap_ci(betas[ok], seed=ctx.seed) if ok.sum() >= 2 else (math.nan,) * 3
+            planned = 2 if ctx.quick else PLANNED[(tau2, kappa)]
+            word = region_verdict(lo, hi, REGIONS, units=int(ok.sum()), planned=planned)
+            sd = float(np.std(betas[ok], ddof=1)) if ok.sum() >= 2 else math.nan
+            key = f"τ²={tau2:g}, κ={kappa:g}"
+            words[key] = word
+            worst = {str(n): float(np.exp(np.mean(np.log([r[f"k{kappa:g}"]["worst_excess"] for r in rows
+                                                          if r["tau2"] == tau2 and r["n"] == n
+                                                          and r[f"k{kappa:g}"].get("found")]))))
+                     for n in cfg["n"]}
+            series.append({"tau2": tau2, "kappa": kappa, "beta": est, "ci": [lo, hi], "sd": sd,
+                           "units": int(ok.sum()), "planned": planned, "delta": DELTA,
+                           "achieved_power": achieved_power(sd, DELTA, int(ok.sum())), "verdict": word,
+                           "flattest_beta": math.nan if flat_is_target else fb[0],
+                           "flattest_ci": [fb[1], fb[2]], "flattest_is_target": flat_is_target,
+                           "worst_excess_geomean_by_n": worst})
+    verdict, parts = combine_parts(words)
+    cells = [r[f"k{kappa:g}"] for r in rows for kappa in cfg["kappas"]]
+    found = [c for c in cells if c.get("found")]
+    unbounded = sum(bool(c.get("unbounded")) for c in cells)
+    passed = (len(found) + unbounded == len(cells) and all(c["inside"] for c in found)
+              and all(c["residual"] <= 1e-6 * max(1.0, float(np.max(np.abs([r["e0"] for r in rows])))) for c in found)
+              and all(r["flat_rel_gap"] <= 1e-6 for r in rows)
+              and all(c["worst_excess"] >= r["flattest_excess"] * (1 - 1e-9) - 1e-15
+                      for r in rows for kappa in cfg["kappas"] for c in [r[f"k{kappa:g}"]] if c.get("found")))
+    metric = {"seeds": len(out), "planned_seeds": {f"τ²={s['tau2']:g}, κ={s['kappa']:g}": s["planned"] for s in series},
+              "cells": len(rows), "adversary_points": len(found), "unbounded_cells": unbounded,
+              "max_upsilon_ratio": max(c["upsilon_ratio"] for c in found),
+              "max_interpolation_residual": max(c["residual"] for c in found),
+              "lp_steps": int(sum(c["lp_steps"] for c in found)),
+              **{f"beta_tau{s['tau2']:g}_kappa{s['kappa']:g}": s["beta"] for s in series},
+              **{f"flattest_beta_tau{s['tau2']:g}": s["flattest_beta"] for s in series
+                 if s["kappa"] == cfg["kappas"][0]}}
+    summary = (f"ReLU, d = {D}, single-index ReLU target, m = 2n + 1 directions (u included), n ∈ {list(cfg['n'])}, "
+               f"{len(out)} seeds; worst excess F − F* over Υ ≤ κΥ_low found by successive-LP ascent ({len(found)} "
+               f"points, all inside the set, Υ/Υ_low ≤ {metric['max_upsilon_ratio']:.4f}; {unbounded} cells "
+               f"unbounded: a direction dead on every sample); exponent in n: "
+               + "; ".join(f"τ²={s['tau2']:g}, κ={s['kappa']:g}: β = {s['beta']:+.2f} [{s['ci'][0]:+.2f}, "
+                           f"{s['ci'][1]:+.2f}] (flattest "
+                           + ("= f*, excess ≤ 1e-12·E f*²" if s["flattest_is_target"] else f"{s['flattest_beta']:+.2f}")
+                           + f"; power {s['achieved_power']:.2f}, "
+                           f"{s['units']}/{s['planned']} units) → {s['verdict']}" for s in series)
+               + f"; against −½ + δ (δ = {DELTA}): {parts}: {verdict}")
+    details = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}, "d": D,
+               "rows": rows, "series": series, "regions": REGIONS.describe,
+               "statement_test": {"paper_statement": PAPER, "effect": "per-seed slope β of log(worst excess found "
+                                  "over Υ ≤ κΥ_low) on log n", "delta": DELTA, "parts": parts, "verdict": verdict,
+                                  "planned_units": metric["planned_seeds"],
+                                  "caveat": "the worst excess found is a lower bound on the supremum over the "
+                                            "near-flattest set; the constants are unnamed, so no finite run "
+                                            "refutes the theorem"}}
+    fig = _figure(rows, series, cfg)
+    return Outcome(passed, metric, summary, details=details, verdict=verdict,
+                   figures=(figures.save(ctx, fig, "flat_near_flattest.png"),),
+                   timing={"seconds": round(time.perf_counter() - t0, 3)})
+
+
+def _figure(rows, series, cfg):
+    fig, ax = figures.figure(width=6.4, height=4.2)
+    ns = np.asarray(cfg["n"], float)
+    for i, tau2 in enumerate(cfg["noises"]):
+        mine = [r for r in rows if r["tau2"] == tau2]
+        if not all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in mine):   # else the flattest is f*: nothing to draw
+            flat_g = [float(np.exp(np.mean(np.log([max(r["flattest_excess"], 1e-300) for r in mine if r["n"] == n]))))
+                      for n in cfg["n"]]
+            ax.plot(ns, flat_g, ":", marker="x", color=f"C{i}", label=f"flattest, τ²={tau2:g}")
+        for s in series:
+            if s["tau2"] == tau2:
+                ax.plot(ns, [s["worst_excess_geomean_by_n"][str(n)] for n in cfg["n"]],
+                        "-" if s["kappa"] == cfg["kappas"][0] else "--", marker="o", color=f"C{i}",
+                        label=f"worst, κ={s['kappa']:g}, τ²={tau2:g}: β={s['beta']:+.2f}")
+    top = max(s["worst_excess_geomean_by_n"][str(cfg["n"][0])] for s in series)
+    ax.plot(ns, top * (ns / ns[0]) ** -0.5, "k-", lw=0.8, label="∝ n^(−1/2)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set(xlabel="n (samples)", ylabel="excess population loss F − F* (geometric mean over seeds)",
+           title="flat.near_flattest: the worst near-flattest interpolator found")
+    ax.legend(fontsize=6)
+    return fig

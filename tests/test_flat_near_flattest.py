@@ -1,0 +1,144 @@
+"""flat.near_flattest: the excess quadratic, the near-flattest polytope and the adversary, against independent
+references (Monte Carlo population loss, brute-force vertex enumeration), and its quick E level."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from checks.flat import near_flattest as nf
+from checks.registry import Context
+from numerics.flat.duality import flattest_outer_weights, invariant_form
+from numerics.flat.population import population_loss_mc
+from numerics.flat.targets import single_index
+
+
+def _instance(seed: int, n: int, m: int, d: int = 3, tau2: float = 0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    u = rng.standard_normal(d)
+    u /= np.linalg.norm(u)
+    t = single_index(u, "relu")
+    y = t(X) + math.sqrt(tau2) * rng.standard_normal(n)
+    Th = rng.standard_normal((m - 1, d))
+    Th = np.vstack([u, Th / np.linalg.norm(Th, axis=1, keepdims=True)])
+    return X, y, Th, t
+
+
+def test_excess_quadratic_matches_monte_carlo():
+    X, y, Th, t = _instance(1, 6, 9)
+    G, c, e0 = nf.excess_quadratic(Th, t)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        b = rng.standard_normal(len(Th))
+        mc, se = population_loss_mc(b, Th, t, 0.0, "relu", samples=400_000, rng=rng)
+        assert abs(nf.excess(b, G, c, e0) - mc) <= 5 * se
+
+
+def test_target_in_the_dictionary_has_zero_excess():
+    _, _, Th, t = _instance(3, 5, 8)
+    G, c, e0 = nf.excess_quadratic(Th, t)
+    e = np.zeros(len(Th))
+    e[0] = 1.0
+    assert abs(nf.excess(e, G, c, e0)) <= 1e-14 * e0
+    assert nf.excess(2 * e, G, c, e0) == pytest.approx(0.5 * e0, rel=1e-12)   # ½E(f*)²
+
+
+def _vertices(Phi, y, om, budget):
+    """Every vertex of {(b⁺, b⁻, s) ≥ 0 : Φ(b⁺ − b⁻) = y, ω·(b⁺ + b⁻) + s = budget}, by all bases (brute force)."""
+    n, m = Phi.shape
+    A = np.vstack([np.hstack([Phi, -Phi, np.zeros((n, 1))]), np.concatenate([om, om, [1.0]])[None, :]])
+    rhs = np.concatenate([y, [budget]])
+    out = []
+    for cols in itertools.combinations(range(2 * m + 1), n + 1):
+        B = A[:, cols]
+        if abs(np.linalg.det(B)) < 1e-12:
+            continue
+        z = np.linalg.solve(B, rhs)
+        if np.all(z >= -1e-10):
+            full = np.zeros(2 * m + 1)
+            full[list(cols)] = z
+            out.append(full[:m] - full[m:2 * m])
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 11])   # 5-8: a dead direction (tested below); 9: rank 2
+def test_adversary_reaches_the_brute_force_maximum(seed):
+    X, y, Th, t = _instance(10 + seed, 3, 6)
+    res = flattest_outer_weights(Th, X, y, "relu")
+    inv = invariant_form(Th, X, "relu")
+    if np.any(inv.omega <= 0):   # a dead direction: unbounded (tested below)
+        pytest.fail("dead direction: pick another seed")
+    G, c, e0 = nf.excess_quadratic(Th, t)
+    budget = 2 * res.dual_value
+    verts = _vertices(inv.Phibar, y, inv.omega, budget)
+    assert verts
+    brute = max(nf.excess(v, G, c, e0) for v in verts)
+    S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, budget)
+    rng = np.random.default_rng(seed)
+    starts = [G @ res.b - c] + [rng.standard_normal(len(Th)) for _ in range(8)]
+    b, val, steps = nf.worst_excess(S, G, c, e0, starts)
+    assert steps > 0
+    # sound: a point of the set, so at most the maximum; and on these small polytopes it finds the maximum
+    assert np.sum(inv.omega * np.abs(b)) <= budget * (1 + 1e-9)
+    assert np.max(np.abs(inv.Phibar @ b - y)) <= 1e-8
+    assert val <= brute * (1 + 1e-9) + 1e-14
+    assert val >= brute * (1 - 1e-6)
+
+
+def test_ascent_never_decreases_and_beats_the_flattest():
+    X, y, Th, t = _instance(7, 8, 17)
+    res = flattest_outer_weights(Th, X, y, "relu")
+    inv = invariant_form(Th, X, "relu")
+    G, c, e0 = nf.excess_quadratic(Th, t)
+    S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, 2 * res.dual_value)
+    b = S.argmax(np.random.default_rng(0).standard_normal(len(Th)))
+    vals = [nf.excess(b, G, c, e0)]
+    for _ in range(10):
+        b = S.argmax(G @ b - c)
+        vals.append(nf.excess(b, G, c, e0))
+    assert all(v2 >= v1 * (1 - 1e-9) for v1, v2 in zip(vals, vals[1:], strict=False))
+    _, worst, _ = nf.worst_excess(S, G, c, e0, [G @ res.b - c])
+    assert worst >= nf.excess(res.b, G, c, e0)
+
+
+def test_a_dead_direction_makes_the_set_unbounded():
+    X, y, Th, t = _instance(15, 3, 6)   # y = 0 and directions inactive on all three points
+    inv = invariant_form(Th, X, "relu")
+    assert np.any(inv.omega == 0)
+    G, c, e0 = nf.excess_quadratic(Th, t)
+    S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, 1.0)
+    b, val, _ = nf.worst_excess(S, G, c, e0, [np.ones(len(Th))])
+    assert b is None and val == math.inf
+
+
+def test_a_budget_below_the_flattest_is_empty():
+    X, y, Th, _ = _instance(8, 6, 13)
+    res = flattest_outer_weights(Th, X, y, "relu")
+    inv = invariant_form(Th, X, "relu")
+    S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, 0.99 * res.dual_value)
+    assert S.argmax(np.ones(len(Th))) is None
+
+
+def test_cell_points_are_truly_near_flattest():
+    row = nf.cell(np.random.default_rng(4), 12, 0.1, kappas=(2.0, 4.0), starts=2)
+    for k in ("k2", "k4"):
+        got = row[k]
+        assert got["found"] and got["inside"] and got["upsilon_ratio"] <= float(k[1:])
+        assert got["worst_excess"] >= row["flattest_excess"]
+    assert row["k4"]["worst_excess"] >= row["k2"]["worst_excess"] * 0.5   # a bigger set: no collapse
+
+
+def test_regions_follow_the_rate():
+    r = nf.REGIONS
+    assert r.statement == (-math.inf, -0.3) and r.negation == ((-0.3, math.inf),)
+
+
+def test_quick_level_E(tmp_path):
+    out = nf.level_E(Context(seed=1, report_dir=tmp_path, quick=True))
+    assert out.passed, out.summary
+    assert out.verdict in ("reproduced", "not reproduced", "inconclusive", "partially reproduced", "contradicted")
+    assert out.metric["adversary_points"] == out.metric["cells"]
