@@ -95,12 +95,16 @@ def test_ascent_never_decreases_and_beats_the_flattest():
     inv = invariant_form(Th, X, "relu")
     G, c, e0 = nf.excess_quadratic(Th, t)
     S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, 2 * res.dual_value)
-    b = S.argmax(np.random.default_rng(0).standard_normal(len(Th)))
+    g0 = np.random.default_rng(0).standard_normal(len(Th))
+    b = S.argmax(g0)
     vals = [nf.excess(b, G, c, e0)]
-    for _ in range(10):
+    for _ in range(10):   # the ascent written out: b ← argmax ∇E(b)·b over the set
         b = S.argmax(G @ b - c)
         vals.append(nf.excess(b, G, c, e0))
     assert all(v2 >= v1 * (1 - 1e-9) for v1, v2 in zip(vals, vals[1:], strict=False))
+    assert vals[-1] > 1.05 * vals[0]   # this start is not the worst vertex: the climb matters here
+    _, worst, _ = nf.worst_excess(S, G, c, e0, [g0])   # one start: it must climb as far as the written-out ascent
+    assert worst >= vals[-1] * (1 - 1e-6)
     _, worst, _ = nf.worst_excess(S, G, c, e0, [G @ res.b - c])
     assert worst >= nf.excess(res.b, G, c, e0)
 

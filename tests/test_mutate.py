@@ -61,9 +61,12 @@ def test_load_rejects_malformed_entries(tmp_path):
     p = tmp_path / "m.toml"
     p.write_text(good)
     assert [m.id for m in mutate.load_mutants(p)] == ["a"]
+    p.write_text(good.replace('claims = ["ws.theorem"]', "claims = []"))   # an E experiment's code: tests only
+    assert mutate.load_mutants(p)[0].claims == ()
     for bad, match in ((good + good, "duplicate id"), (good.replace('"ws"', '"nope"'), "paper"),
                        (good.replace('"y"', '"x"'), "equals the original"),
-                       (good.replace('claims = ["ws.theorem"]', "claims = []"), "claims"),
+                       (good.replace('claims = ["ws.theorem"]', "claims = [3]"), "claims"),
+                       (good.replace('tests = ["tests/t.py"]', "tests = []"), "tests"),
                        (good.replace('"f.py"', '"../f.py"'), "inside the repository"),
                        (good + 'survives = "because"\n', "survives must start"),
                        (good.replace('description = "d"\n', ""), "missing")):

@@ -590,6 +590,19 @@ def arrangement_rows(ctx, A0: Interval):
     return below[0]
 
 
+def ball_cells(Wq, bq, R, *, time_limit=None, max_nodes=10**7, progress=None) -> tuple[np.ndarray, int]:
+    """The activation patterns of every cell of the arrangement {w_j·x + b_j = 0} that meets the open ball B_R
+    (rational w_j, b_j; every decision certified), packed with ``np.packbits`` (one row per cell, bit j = unit j
+    active), distinct and in the order found; and the number of flats visited. :class:`BudgetExceeded` past the
+    limits."""
+    R = Fraction(R)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    ctx = _Ctx(list(Wq), list(bq), R * R, deadline, max_nodes, progress)
+    A0 = ctx.exact_params[()][0]
+    packed = arrangement_rows(ctx, from_fractions([list(col) for col in A0]))
+    return packed[_first_unique(packed)], ctx.nodes
+
+
 def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progress=None) -> BallResult:
     """Exact Lip on B_R of v·x + Σ_j a_j ReLU(w_j·x + b_j) (rational canonical form)."""
     R = Fraction(R)
@@ -597,13 +610,9 @@ def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progr
     m = len(Wq)
     if m == 0:
         return BallResult(E.dot(vq, vq), (), 1, 0)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    ctx = _Ctx(list(Wq), list(bq), R * R, deadline, max_nodes, progress)
+    packed, nodes = ball_cells(Wq, bq, R, time_limit=time_limit, max_nodes=max_nodes, progress=progress)
     Aq = [E.scale(a, w) for a, w in zip(aq, Wq, strict=True)]
     Aiv, viv = from_fractions([list(x) for x in Aq]), from_fractions(list(vq))
-    A0 = ctx.exact_params[()][0]
-    packed = arrangement_rows(ctx, from_fractions([list(col) for col in A0]))
-    packed = packed[_first_unique(packed)]   # the distinct cells, in the order they were first found
     # candidates for the maximum of ‖g‖² (g = v + Σ σ_j a_j w_j): enclosures first, then exact among the rest
     lo_all, hi_all = np.empty(len(packed)), np.empty(len(packed))
     step = max(1, CHUNK // m)
@@ -622,4 +631,4 @@ def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progr
         v2 = E.dot(g, g)
         if best is None or v2 > best[0]:
             best = (v2, row)
-    return BallResult(best[0], tuple(bool(x) for x in best[1]), len(packed), ctx.nodes)
+    return BallResult(best[0], tuple(bool(x) for x in best[1]), len(packed), nodes)
