@@ -13,6 +13,7 @@ module                levels  what the levels check
 ``width_2n``          S P     the width-2n interpolant: interpolation, cap condition, Lip = √((2−s)/s)
 ``law``               E       trained nets on noise: certified Lipschitz brackets against √(n/m̄)
 ``realized_kinks``    S F E   Theorem 1.5: k(f) exact; padding keeps f, k(f), Lip; tied nets against k̄ and m̄
+``structured``        S F E   Corollaries 1.6-1.7: conv1d, tied, low-rank, vector outputs: k(f), ‖J‖₂, fitting nets
 ``low_width``         P E     Section 8: m ≤ 3, any activation: certified Lip in ≤ 4 dims; the least fitting Lip
 ``sharpness``         P E     Prop. 10.1: the width-2n construction's two conditions over (n, d); Lip = O(1)
 ``value``             F       sup|f| ≤ 2 + 4L for nets fitting below the noise floor
@@ -52,6 +53,6 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 """
 
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "realized_kinks",
-          "low_width", "sharpness", "value",
+          "structured", "low_width", "sharpness", "value",
           "fit_identity", "occupancy", "value_mass", "serving", "pileup", "affine_sup", "forced_depth",
           "single_pole", "single_pole_law", "stratified", "cluster_failure", "width_one", "conjecture_9_1")
