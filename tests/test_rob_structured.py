@@ -79,6 +79,12 @@ def test_kink_count_matches_the_gradient_jump_oracle_on_random_nets():
         assert kink_count(net, rob.Ball(d, Fr(3, 2))) == cs.kinks_by_gradient_jump(W, b, A, V, Fr(3, 2))
 
 
+def test_vector_constant_with_parallel_rows_is_known_by_hand():
+    W, b, A, V, k2 = cs.known_vector_case()
+    L = vector_lipschitz_ball(cs._vec(W, b, A, V), 1)
+    assert L.value2.cmp(__import__("numerics.rob.exact", fromlist=["QNum"]).QNum(k2)) == 0 and L.cells == 2
+
+
 def test_vector_constant_one_output_is_the_scalar_one():
     rng = np.random.default_rng(5)
     W, b = rng.standard_normal((5, 3)), 0.3 * rng.standard_normal(5)

@@ -171,6 +171,15 @@ def vector_case():
     return W, b, A, V
 
 
+def known_vector_case():
+    """One hyperplane x₁ = 0 in R²: J = [[13/10, 0], [0, 0]] on one side (‖J‖₂² = 169/100) and [[1, 0], [1, 0]] on the
+    other (rows parallel, ‖J‖₂² = 2, though each row has norm 1): Lip² = 2 exactly, known by hand."""
+    W, b = [[Fr(1), Fr(0)]], [Fr(0)]
+    A = [[Fr(-3, 10)], [Fr(1)]]
+    V = [[Fr(13, 10), Fr(0)], [Fr(0), Fr(0)]]
+    return W, b, A, V, Fr(2)
+
+
 def _scalar_ball2(net, R):
     """The exact scalar Lip² on B_R as a QNum."""
     L = rob.lipschitz(net, rob.Ball(len(net[3]), R))
@@ -243,8 +252,11 @@ def level_S(ctx: Context) -> Outcome:
     rows.append({"case": "two outputs", "domain": "B_3/2", "expected": 3,
                  "oracle": kinks_by_gradient_jump(W, b, A, V, R32), "k": kink_count(vn, rob.Ball(2, R32))})
     vec = vector_checks(W, b, A, V, R32, rng)
+    kW, kb, kA, kV, k2 = known_vector_case()
+    known = vector_lipschitz_ball(_vec(kW, kb, kA, kV), 1)
+    vec["known_case_exact"] = known.value2.cmp(E.QNum(k2)) == 0
     ok_k = all(r["k"] == r["expected"] and (r["oracle"] is None or r["oracle"] == r["expected"]) for r in rows)
-    ok_v = (vec["lower_ok"] and vec["upper_ok"] and vec["u_below"] and vec["points_below"]
+    ok_v = (vec["known_case_exact"] and vec["lower_ok"] and vec["upper_ok"] and vec["u_below"] and vec["points_below"]
             and vec["u_attained_rel"] <= 1e-3)
     lr_row = rows[-2]
     metric = {"cases": len(rows), "k_right": sum(r["k"] == r["expected"] for r in rows),
@@ -257,7 +269,9 @@ def level_S(ctx: Context) -> Outcome:
                f"{metric['oracle_right']} the gradient-jump oracle; low rank W = UVᵀ realizes k = {lr_row['k']} = m "
                f"(nothing new from the corollary); two-output ‖J‖₂ on B_3/2 = {vec['value']:.6f} exactly, with "
                f"max_k Lip_k² ≤ Lip² ≤ Σ Lip_k² exactly, every rational direction's scalar Lip(u·f)² below it and "
-               f"the best within {vec['u_attained_rel']:.1e}, no rational point's ‖J(x)‖₂ above it")
+               f"the best within {vec['u_attained_rel']:.1e}, no rational point's ‖J(x)‖₂ above it; a hand case with "
+               f"parallel rows (Lip² = 2 exactly, each row of norm 1) "
+               + ("matched exactly" if vec["known_case_exact"] else "MISSED"))
     return Outcome(ok_k and ok_v, metric, summary, details={"rows": rows, "vector": vec})
 
 

@@ -27,6 +27,7 @@ from checks.registry import Context
 from checks.tol import TOL
 from checks.ws.bound import trace_moments_property, upper_bound_property
 from checks.ws.cases import ACTIVATIONS
+from checks.ws.moments import saturated_nets, saturation_error
 from checks.ws.strategies import SoftmaxCase, softmax_nets
 from numerics.ws.reference import (
     ce_hessian_torch,
@@ -130,12 +131,14 @@ def level_A(ctx: Context) -> Outcome:
         if C == 2:
             rel2.append(max(_binary_relation(net, act, bias)))
     worst, worst2 = max(errs), max(rel2) if rel2 else float("nan")
-    ok = worst <= TOL["autograd_rel"] and (not rel2 or worst2 <= TOL["autograd_rel"])
+    sat = saturation_error(softmax_hessian_moments, saturated_nets(ctx.rng("ws.softmax/A/saturated"), softmax=True))
+    ok = worst <= TOL["autograd_rel"] and (not rel2 or worst2 <= TOL["autograd_rel"]) and sat <= TOL["autograd_rel"]
     return Outcome(ok, {"max_rel_err": worst, "cases": len(errs), "binary_relation_max_rel_err": worst2,
-                        "binary_relation_cases": len(rel2)},
+                        "binary_relation_cases": len(rel2), "saturated_max_rel_err": sat},
                    f"vs torch.func.hessian of F.cross_entropy (float64): max rel err {worst:.1e} over {len(errs)} "
                    f"cases (C ∈ 2, 3, 5; tol 1e-10); C = 2 vs the binary model's Hessian (tr ΛH, tr (ΛH)²): "
-                   f"{worst2:.1e} over {len(rel2)} cases")
+                   f"{worst2:.1e} over {len(rel2)} cases; saturated logits (spread to 700): float64 vs its 50-digit "
+                   f"ball evaluation {sat:.1e}")
 
 
 # ------------------------------------------------------------------------------------------------ F
