@@ -48,8 +48,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = Path(__file__).resolve().parent / "mutants.toml"
 PAPERS = ("ws", "flat", "rob", "suite")
 LEVELS = "S,P,A,F"
-_FIELDS = {"id", "paper", "kind", "file", "original", "replacement", "claims", "tests", "description", "survives"}
-_REQUIRED = _FIELDS - {"survives"}
+_FIELDS = {"id", "paper", "kind", "file", "original", "replacement", "claims", "tests", "description", "survives",
+           "control"}
+_REQUIRED = _FIELDS - {"survives", "control"}
 
 
 class MutantError(ValueError):
@@ -68,6 +69,7 @@ class Mutant:
     tests: tuple[str, ...]
     description: str
     survives: str | None = None  # the reason an expected survivor survives: "equivalent: …" / "known limit: …"
+    control: bool = False  # the positive control of its first claim in suite.controls (SPEC §5)
 
     @property
     def equivalent(self) -> bool:
@@ -111,11 +113,14 @@ def load_mutants(path: Path | str = MUTANTS) -> list[Mutant]:
         f = Path(row["file"])
         if f.is_absolute() or ".." in f.parts:
             raise MutantError(f"{where}: file must be a path inside the repository")
+        if not isinstance(row.get("control", False), bool):
+            raise MutantError(f"{where}: control must be true or false")
         sv = row.get("survives")
         if sv is not None and not (isinstance(sv, str) and sv.split(":")[0] in ("equivalent", "known limit")):
             raise MutantError(f"{where}: survives must start with 'equivalent:' or 'known limit:'")
         out.append(Mutant(row["id"], row["paper"], row["kind"], row["file"], row["original"], row["replacement"],
-                          tuple(row["claims"]), tuple(row["tests"]), row["description"], sv))
+                          tuple(row["claims"]), tuple(row["tests"]), row["description"], sv,
+                          row.get("control", False)))
     return out
 
 

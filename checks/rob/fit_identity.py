@@ -90,11 +90,18 @@ def functional_margin(case, *, exact: bool, clipped: bool, functional=rob.fit_fu
 def count_margin(case, *, exact: bool, count=rob.well_served, coef=HALF) -> float:
     """(coef·εn − #{y f ≥ ε/4})/n; > 0 is a violation."""
     eps, n = _eps(case), len(case["f"])
-    if not exact:
-        k = count(np.asarray(data.fl(case["f"]), float), np.asarray(case["y"], float), float(eps))
-        return (float(coef) * float(eps) * n - k) / n
     k = sum(1 for a, b in zip(case["f"], case["y"], strict=True) if a * b >= eps / 4)
-    return float((coef * eps * n - k) / n)
+    # two-sided, in the screen and the confirmation alike (n ≤ 12 Fractions: cheap): the evaluator's exact count
+    # must equal the definition's, ties at y f = ε/4 included; a bound that holds does not make a count right
+    wrong_count = 1.0 if count(case["f"], case["y"], eps) != k else 0.0
+    # and at an exact tie: the first value moved onto the threshold, y_0 f_0 = ε/4 (the count must include it)
+    f_tie = [case["y"][0] * eps / 4, *case["f"][1:]]
+    k_tie = sum(1 for a, b in zip(f_tie, case["y"], strict=True) if a * b >= eps / 4)
+    wrong_count += 1.0 if count(f_tie, case["y"], eps) != k_tie else 0.0
+    if not exact:
+        kf = count(np.asarray(data.fl(case["f"]), float), np.asarray(case["y"], float), float(eps))
+        return (float(coef) * float(eps) * n - kf) / n + wrong_count
+    return float((coef * eps * n - k) / n) + wrong_count
 
 
 def _to_json(c):

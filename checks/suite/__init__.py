@@ -5,7 +5,9 @@ module                levels  what the levels check
 ====================  ======  ==============================================================================
 ``verdicts``          F       SPEC §0's effect → interval → word table, on intervals whose right word is known
                               by construction, and its planted wrong branches (positive controls)
+``controls``          F       every claim's S, P, A, F checks against a planted wrong evaluator (its first
+                              mutant), in a forked child: each must be caught; coverage reported
 ====================  ======  ==============================================================================
 """
 
-CLAIMS = ("verdicts",)
+CLAIMS = ("verdicts", "controls")
