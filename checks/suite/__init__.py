@@ -7,7 +7,9 @@ module                levels  what the levels check
                               by construction, and its planted wrong branches (positive controls)
 ``controls``          F       every claim's S, P, A, F checks against a planted wrong evaluator (its first
                               mutant), in a forked child: each must be caught; coverage reported
+``predicates``        F       every exact fall-back (numerics.fallbacks.SITES) reached by an exact-tie input,
+                              its answer equal to an independent exact reference; coverage proved
 ====================  ======  ==============================================================================
 """
 
-CLAIMS = ("verdicts", "controls")
+CLAIMS = ("verdicts", "controls", "predicates")

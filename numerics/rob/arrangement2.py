@@ -29,6 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from numerics.fallbacks import reach
 from numerics.rob import exact as E
 from numerics.rob.interval import Interval, U, from_fractions, matmul
 
@@ -278,6 +279,7 @@ class CircleArrangement:
         return [(first + i) % len(self.positions) for i in range((last - first) % len(self.positions) + 1)]
 
     def _locate_exact(self, X):
+        reach("rob.s2/locate_exact")
         P = len(self.positions)
         for i in range(P):
             A, B = self.exact_point(i), self.exact_point((i + 1) % P)
@@ -480,6 +482,7 @@ def resolve_cluster(arr, cluster):
 
 def _order_exact(arr: CircleArrangement, phi) -> None:
     """Fully exact cyclic order (when the float filter cannot find one certified gap); locations are exact."""
+    reach("rob.s2/order_exact")
     w = arr.w
     i0 = int(np.argmin(np.abs([float(x) for x in w])))
     ref1 = E.cross(w, tuple(Fraction(int(i == i0)) for i in range(3)))

@@ -41,6 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from numerics.fallbacks import reach
 from numerics.rob import exact as E
 from numerics.rob.interval import Interval, Undecided, from_fractions, matmul
 
@@ -211,6 +212,7 @@ def _sub_flats_iv(A: Interval, c: Interval, n: Interval, h: Interval, p: np.ndar
 
 
 def _sub_flats_from_exact(ctx, paths):
+    reach("rob.ball/sub_flats_exact")
     A2m, A2r, c2m, c2r = [], [], [], []
     for path in paths:
         At, ct = ctx.exact_param(path)

@@ -64,6 +64,7 @@ import numpy as np
 import scipy.sparse as sp
 from flint import fmpq, fmpq_mat
 
+from numerics.fallbacks import reach
 from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up
 from numerics.rob.bracket_sdp import sphere_cell_bound
 from numerics.rob.bracket_search import LowerSearch
@@ -261,6 +262,7 @@ class _Net:
         Σ y'_j s_j(W_j x + b_j) > 0 but it is < R‖Σ y' s W‖ + T ≤ 0, or = T ≤ 0 when Σ y' s W = 0). This
         decides repeated and opposite hyperplanes and kinks tangent to the ball, where the closed system is
         feasible. y' is the solver's y snapped to a grid, or its projection onto the kernel of [s_j W_j]."""
+        reach("rob.bracket/farkas_exact")
         y = np.maximum(np.asarray(y, float), 0.0)
         mx = float(np.max(y)) if y.size else 0.0
         if not mx > 0 or not math.isfinite(mx):

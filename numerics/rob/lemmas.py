@@ -28,6 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from numerics.fallbacks import reach
+
 __all__ = ["op_norm", "op_exceeds", "op_enclosure", "op_compare", "occupancy", "value_mass", "served",
            "occupancy_coefficient", "value_mass_coefficients", "value_mass_rigid_coefficient", "serving_coefficient",
            "serving_rigid_coefficient", "cell_gradient", "fit_functional", "mse", "clip", "well_served",
@@ -195,6 +197,7 @@ def op_compare(X, c, *, enclosure: tuple[Fraction, Fraction] | None = None) -> i
         return 1
     if c > hi:
         return -1
+    reach("rob.lemmas/op_compare_exact")
     R = _rows(X)
     if not R or not R[0]:
         return (c < 0) - (c > 0)  # Op = 0

@@ -1,0 +1,34 @@
+"""Where a certified routine leaves its float filter for exact arithmetic (SPEC §5, ``suite.predicates``).
+
+Each exact fall-back branch calls :func:`reach` with its site name when it runs; :data:`SITES` names every such
+branch with what decides it there. ``suite.predicates`` feeds exact-tie inputs and checks, with :data:`reached`,
+that every site ran (and that its answers agree with exact rational arithmetic). Counting is a dictionary
+increment: negligible next to the exact arithmetic it records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+SITES = {
+    "rob.ball/sub_flats_exact": "B_R recursion: a flat's parametrisation the interval filter cannot decide (a "
+                                "hyperplane tangent to, or a flat through, the ball's boundary), computed exactly",
+    "rob.bracket/farkas_exact": "branch and bound: an infeasibility certificate the interval test cannot prove "
+                                "(repeated, opposite or tangent hyperplanes), checked in exact rationals",
+    "rob.s2/order_exact": "S² arrangement: points on a kink circle too close for the float order (coincident "
+                          "vertices, many circles through one point), ordered exactly",
+    "rob.s2/locate_exact": "S² arrangement: a point whose arc the float position cannot decide, located exactly",
+    "rob.lemmas/op_compare_exact": "Op against a threshold c that its certified enclosure contains (Op = c exactly): "
+                                   "cI − XᵀX tested for definiteness in exact rationals",
+}
+
+reached: Counter = Counter()
+
+
+def reach(site: str) -> None:
+    """Record that the exact fall-back ``site`` ran (``site`` must be one of :data:`SITES`)."""
+    reached[site] += 1
+
+
+def reset() -> None:
+    reached.clear()
