@@ -206,4 +206,6 @@ def run_controls(ctx: Context, table: dict, missing: list[str]) -> Outcome:
                + (f"; {len(unplanted)} could not be planted: {', '.join(metric['not_planted'])}" if unplanted else "")
                + f"; coverage {covered}/{total} claims with check levels"
                + (f" (no control yet: {', '.join(missing)})" if missing else ""))
-    return Outcome(passed, metric, summary, details={"controls": rows, "uncovered": missing})
+    verdict = (f"{len(caught)}/{covered} controls caught" + (f", {len(let_through)} let through" if let_through else "")
+               + (f", {len(missing)} claims uncovered" if missing else ""))
+    return Outcome(passed, metric, summary, details={"controls": rows, "uncovered": missing}, verdict=verdict)

@@ -198,4 +198,7 @@ def level_F(ctx: Context) -> Outcome:
                f"{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
                + (f"; DISAGREE: {', '.join(wrong)}" if wrong else ""))
-    return Outcome(not wrong and not missing, metric, summary, details={"cases": rows, "sites": fallbacks.SITES})
+    verdict = (f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} fall-backs reached, "
+               f"{len(rows) - len(wrong)}/{len(rows)} ties agree")
+    return Outcome(not wrong and not missing, metric, summary, details={"cases": rows, "sites": fallbacks.SITES},
+                   verdict=verdict)
