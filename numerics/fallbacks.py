@@ -18,6 +18,8 @@ SITES = {
     "rob.s2/order_exact": "S² arrangement: points on a kink circle too close for the float order (coincident "
                           "vertices, many circles through one point), ordered exactly",
     "rob.s2/locate_exact": "S² arrangement: a point whose arc the float position cannot decide, located exactly",
+    "rob.cap_graph/overlap_exact": "S^{d−1} cap-overlap graph: whether two open caps meet, when the interval test "
+                                   "cannot tell (exactly tangent caps), decided in rationals",
     "rob.lemmas/op_compare_exact": "Op against a threshold c that its certified enclosure contains (Op = c exactly): "
                                    "cI − XᵀX tested for definiteness in exact rationals",
 }

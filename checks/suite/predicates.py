@@ -20,6 +20,8 @@ nearly parallel                 the exact B_R routine against max ‖g_σ‖² o
 tangent, repeated and opposite  d = 6: the certified bracket contains the brute force's exact value; its lower
 hyperplanes in B_1              end is re-proved from its witness (a rational point inside the ball, its pattern
                                 exact, ‖g‖ ≥ lower)
+two exactly tangent caps on S³   the cap-overlap bracket (the pair decided in rationals) contains the disjoint-caps
+                                closed form, and closes on it to 1e-9
 counts at their thresholds      ``occupancy`` with u·x_i = t exactly and ``well_served`` with y_i f_i = ε/4
                                 exactly: equal to the definition's count in Fractions
 an arc across 0 = 2π            S¹ kinks exactly at angle 0: the exact constant against finite differences of
@@ -150,6 +152,23 @@ def _tangent_bracket() -> dict:
             "ok": bool(contains and reproved)}
 
 
+def _tangent_caps() -> dict:
+    """S³: caps {x₁ > 3/5} and {x₂ > 4/5} exactly tangent (arccos 3/5 + arccos 4/5 = π/2), a third disjoint: the
+    cap-overlap bracket (its tangent pair undecided by intervals) against the disjoint-caps closed form, exact."""
+    from numerics.rob.cap_graph import cap_graph_bracket
+    from numerics.rob.caps import caps_disjoint_exact, lipschitz_disjoint_caps
+
+    W = [[F(1), F(0), F(0), F(0)], [F(0), F(1), F(0), F(0)], [F(-1), F(0), F(0), F(0)]]
+    b = [F(-3, 5), F(-4, 5), F(-9, 10)]
+    a, v = [F(2), F(-3), F(1)], [F(1, 4), F(0), F(0), F(1, 3)]
+    disjoint = caps_disjoint_exact(W, b)
+    exact = math.sqrt(float(lipschitz_disjoint_caps(W, b, a, v)[0]))
+    B = cap_graph_bracket(W, b, a, v, rel_gap=1e-9, time_limit=30)
+    ok = disjoint and B is not None and B.lower <= exact <= B.upper and B.upper - B.lower <= 1e-9 * exact
+    return {"case": "S³: two exactly tangent caps (cap-overlap bracket)", "closed_form": exact,
+            "lower": B.lower if B else None, "upper": B.upper if B else None, "ok": bool(ok)}
+
+
 def _count_ties() -> dict:
     X = [[F(3, 5), F(4, 5)], [F(1), F(0)], [F(0), F(1)], [F(-3, 5), F(4, 5)]]
     u, t = [F(1), F(0)], F(3, 5)   # u·x₀ = t exactly
@@ -179,7 +198,7 @@ def _arc_wrap() -> dict:
             "ok": fd <= L * (1 + 1e-9) and (L - fd) / L <= 1e-4}
 
 
-CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _count_ties, _arc_wrap)
+CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _tangent_caps, _count_ties, _arc_wrap)
 
 
 def level_F(ctx: Context) -> Outcome:
@@ -193,9 +212,9 @@ def level_F(ctx: Context) -> Outcome:
               "reached_counts": reached}
     summary = (f"{len(rows) - len(wrong)}/{len(rows)} exact-tie inputs agree with exact references (Op = c, a kink "
                f"circle of radius 1e-15 on S², near-parallel planes in B_3/2, tangent/repeated/opposite hyperplanes "
-               f"in the d = 6 bracket with its lower end re-proved from the witness, counts on their thresholds, an "
-               f"S¹ arc across 2π); exact fall-backs reached: {len(fallbacks.SITES) - len(missing)}/"
-               f"{len(fallbacks.SITES)} registered sites"
+               f"in the d = 6 bracket with its lower end re-proved from the witness, tangent caps on S³, counts on "
+               f"their thresholds, an S¹ arc across 2π); exact fall-backs reached: "
+               f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
                + (f"; DISAGREE: {', '.join(wrong)}" if wrong else ""))
     verdict = (f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} fall-backs reached, "

@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sps
 from flint import arb
 
+from numerics.fallbacks import reach
 from numerics.rob import exact as E
 from numerics.rob.bracket_ia import TINY, U, iv_matmul, norm_up, round_up
 
@@ -131,6 +132,7 @@ def overlap_graph(Wq, bq, Wm=None, Wr=None):
     undecided = np.nonzero(~meet & ~apart & upper_tri)
     exact_count = len(undecided[0])
     for j, k in zip(undecided[0].tolist(), undecided[1].tolist(), strict=True):   # exact rationals
+        reach("rob.cap_graph/overlap_exact")
         for i in (j, k):
             if n2[i] is None:
                 n2[i] = E.dot(Wq[i], Wq[i]) - bq[i] * bq[i]
