@@ -30,8 +30,10 @@ from numerics.ws.softmax import (
                                  softmax_hessian_moments,
                                  softmax_lambda_sup_grad,
 )
+from numerics.ws.training import CurvatureMonitor, lambda_sup
 
-__all__ = ["SoftmaxHessianMoments", "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad", "softmax_dim",
+__all__ = ["lambda_sup", "CurvatureMonitor", "SoftmaxHessianMoments", "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad",
+           "softmax_dim",
            "softmax_hessian_moments", "softmax_hessian_moments_from_module",
            "ce_hessian_moments_from_module", "HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds",
            "ce_hessian_moments", "dim_of", "get_activation", "lambda_sup_grad", "validate_net", "ws_bounds"]

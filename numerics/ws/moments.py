@@ -637,14 +637,27 @@ def lambda_sup_grad(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: b
 
     act = get_activation(activation)
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
-    n, (N, M) = X.shape[0], W.shape
     f64 = dict(dtype=torch.float64)
     Wt = torch.tensor(W, **f64, requires_grad=True)
     vt = torch.tensor(v, **f64, requires_grad=True)
     bt = torch.tensor(b, **f64, requires_grad=True) if bias else None
     ct = torch.tensor(c, **f64, requires_grad=True) if bias else None
-    Xt = torch.tensor(X, **f64)
-    yt = torch.tensor(y, **f64)
+    lam = lambda_sup_tensor(Wt, bt, vt, ct, torch.tensor(X, **f64), torch.tensor(y, **f64), act, block=block)
+    leaves = [Wt, vt] + ([bt, ct] if bias else [])
+    grads = torch.autograd.grad(lam, leaves)
+    gW, gv = grads[0].numpy(), grads[1].numpy()
+    gb, gc = (grads[2].numpy(), float(grads[3])) if bias else (None, None)
+    return LambdaSupGrad(float(lam.detach()), gW, gb, gv, gc)
+
+
+def lambda_sup_tensor(Wt, bt, vt, ct, Xt, yt, act: SmoothActivation, *, block: int = 1024):
+    """λ_sup of the mean BCE Hessian as a torch float64 scalar, differentiable in (Wt, bt, vt, ct) (bt, ct None:
+    no biases); the closed form of :func:`ce_hessian_moments` on tensors. Inputs already validated."""
+    import torch
+
+    f64 = dict(dtype=torch.float64)
+    bias = bt is not None
+    n, (N, M) = Xt.shape[0], Wt.shape
     A = Xt @ Wt.T + (bt if bias else 0)
     P = act.torch_tables(A)
     z = P[0] @ vt + (ct if bias else 0)
@@ -659,9 +672,4 @@ def lambda_sup_grad(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: b
     var = tr2 / D - m * m
     if not float(var.detach()) > 0:
         raise ValueError("σ = 0 (H is a multiple of the identity): λ_sup = μ + √(D−1)σ is not differentiable")
-    lam = m + (D - 1) ** 0.5 * torch.sqrt(var)
-    leaves = [Wt, vt] + ([bt, ct] if bias else [])
-    grads = torch.autograd.grad(lam, leaves)
-    gW, gv = grads[0].numpy(), grads[1].numpy()
-    gb, gc = (grads[2].numpy(), float(grads[3])) if bias else (None, None)
-    return LambdaSupGrad(float(lam.detach()), gW, gb, gv, gc)
+    return m + (D - 1) ** 0.5 * torch.sqrt(var)

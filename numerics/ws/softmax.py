@@ -386,7 +386,7 @@ def softmax_lambda_sup_grad(W, b, V, c, X, y, activation: str | Any = "tanh", *,
 
     act = get_activation(activation)
     W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
-    n, (N, M), C = X.shape[0], W.shape, V.shape[0]
+    C = V.shape[0]
     block = _default_block(C) if block is None else block
     if not (isinstance(block, int | np.integer) and block >= 1):
         raise ValueError(f"block must be a positive integer, got {block!r}")
@@ -394,7 +394,21 @@ def softmax_lambda_sup_grad(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     Wt, Vt = torch.tensor(W, **f64, requires_grad=True), torch.tensor(V, **f64, requires_grad=True)
     bt = torch.tensor(b, **f64, requires_grad=True) if bias else None
     ct = torch.tensor(c, **f64, requires_grad=True) if bias else None
-    Xt = torch.tensor(X, **f64)
+    lam = softmax_lambda_sup_tensor(Wt, bt, Vt, ct, torch.tensor(X, **f64), y, act, block=int(block))
+    leaves = [Wt, Vt] + ([bt, ct] if bias else [])
+    grads = torch.autograd.grad(lam, leaves)
+    gb, gc = (grads[2].numpy(), grads[3].numpy()) if bias else (None, None)
+    return SoftmaxLambdaSupGrad(float(lam.detach()), grads[0].numpy(), gb, grads[1].numpy(), gc)
+
+
+def softmax_lambda_sup_tensor(Wt, bt, Vt, ct, Xt, y, act: SmoothActivation, *, block: int):
+    """λ_sup of the mean softmax-CE Hessian as a torch float64 scalar, differentiable in (Wt, bt, Vt, ct) (bt, ct
+    None: no biases); the closed form of :func:`softmax_hessian_moments` on tensors. Inputs already validated."""
+    import torch
+
+    f64 = dict(dtype=torch.float64)
+    bias = bt is not None
+    n, (N, M), C = Xt.shape[0], Wt.shape, Vt.shape[0]
     P = act.torch_tables(Xt @ Wt.T + (bt if bias else 0))
     Zl = P[0] @ Vt.T + (ct if bias else 0)
     p = torch.softmax(Zl, dim=1)
@@ -412,8 +426,4 @@ def softmax_lambda_sup_grad(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     var = tr2 / D - m * m
     if not float(var.detach()) > 0:
         raise ValueError("σ = 0 (H is a multiple of the identity): λ_sup = μ + √(D−1)σ is not differentiable")
-    lam = m + (D - 1) ** 0.5 * torch.sqrt(var)
-    leaves = [Wt, Vt] + ([bt, ct] if bias else [])
-    grads = torch.autograd.grad(lam, leaves)
-    gb, gc = (grads[2].numpy(), grads[3].numpy()) if bias else (None, None)
-    return SoftmaxLambdaSupGrad(float(lam.detach()), grads[0].numpy(), gb, grads[1].numpy(), gc)
+    return m + (D - 1) ** 0.5 * torch.sqrt(var)
