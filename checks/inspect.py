@@ -1,7 +1,8 @@
 """``shallow-proofs inspect MODEL --data DATA``: every paper's quantities for your own two-layer network.
 
 MODEL is a ``.safetensors`` file, a ``.pt`` state dict (or, with ``--trust-pickle``, a pickled
-``nn.Module``: unpickling runs arbitrary code), or an ``.npz``. Weight files carry no activation, so they
+``nn.Module``: unpickling runs arbitrary code), or an ``.npz``. A safetensors file written by
+:func:`numerics.interop.save_safetensors` names its activation in its metadata; other weight files carry none, so they
 need ``--activation`` (``sigmoid``, ``tanh``, ``softplus[:beta]``, ``gelu``, ``gelu_tanh``, ``relu``,
 ``leaky_relu:slope``, ``relu_power:p``). Their two 2-d weights are the layers, in key order
 (``0.weight``/``2.weight`` of an ``nn.Sequential``, or ``W``/``V`` in an ``.npz``), each with its
@@ -123,7 +124,14 @@ def load_model(path: Path, activation: str | None, trust_pickle: bool):
         if suffix == ".safetensors":
             from safetensors.numpy import load_file
 
-            return module_from_arrays(dict(load_file(str(path))), activation, str(path))
+            from numerics.interop import read_safetensors_metadata
+
+            meta = read_safetensors_metadata(path)   # a file written by save_safetensors names its activation
+            saved = meta.get("activation")
+            if activation is not None and saved is not None and activation.strip().lower() != saved:
+                raise InputError(f"model {path}: --activation {activation!r} contradicts the file's own "
+                                 f"activation {saved!r} (its __metadata__); drop --activation or fix the file")
+            return module_from_arrays(dict(load_file(str(path))), activation or saved, str(path))
         if suffix == ".npz":
             with np.load(path) as z:
                 return module_from_arrays({k: z[k] for k in z.files}, activation, str(path))

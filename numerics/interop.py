@@ -283,3 +283,55 @@ def lipschitz_from_module(model, domain, **kw):
     c = float(net.c[0]) if net.c is not None else 0.0
     return lipschitz((net.W, b, net.V[0], np.zeros(d), c), domain, activation=psi, **kw)
 
+
+
+# ------------------------------------------------------------------------------------ weights that describe themselves
+FORMAT = "shallow-proofs/two-layer"
+
+
+def activation_spec(net: TwoLayer) -> str:
+    """The activation as ``inspect --activation`` spells it (``tanh``, ``softplus:2``, ``gelu_tanh``, ...)."""
+    a, p = net.activation, net.params
+    if a == "Softplus":
+        return "softplus" if float(p.get("beta", 1.0)) == 1.0 else f"softplus:{float(p['beta']):g}"
+    if a == "GELU":
+        return "gelu_tanh" if p.get("approximate", "none") == "tanh" else "gelu"
+    if a == "LeakyReLU":
+        return f"leaky_relu:{float(p['slope']):g}"
+    if a == "ReLUPower":
+        return f"relu_power:{float(p['p']):g}"
+    return a.lower()
+
+
+def suite_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("shallow-proofs")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0.1.0+source"
+
+
+def save_safetensors(model, path) -> dict:
+    """Write a ``Linear → activation → Linear`` module's weights to ``path`` (safetensors) with a ``__metadata__``
+    that describes them: format, architecture, activation (as ``inspect --activation`` spells it), dtype and the
+    suite's version. Each tensor keeps the module's dtype (a float32 module writes float32). Returns the metadata;
+    :func:`read_safetensors_metadata` and ``inspect`` read it back, so ``--activation`` is not needed."""
+    from safetensors.torch import save_file
+
+    net = unpack(model)   # ValueError for anything that is not a one-hidden-layer net
+    tensors = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    (M, N), C = net.W.shape[::-1], net.V.shape[0]
+    meta = {"format": FORMAT, "architecture": f"Linear({M}, {N}) -> {net.activation} -> Linear({N}, {C})",
+            "activation": activation_spec(net), "dtype": net.dtype, "suite_version": suite_version(),
+            "bias": f"{net.b is not None},{net.c is not None}"}
+    save_file(tensors, str(path), metadata=meta)
+    return meta
+
+
+def read_safetensors_metadata(path) -> dict:
+    """The ``__metadata__`` of a safetensors file ({} when it has none)."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="np") as f:
+        return dict(f.metadata() or {})
