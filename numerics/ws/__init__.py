@@ -30,9 +30,11 @@ from numerics.ws.softmax import (
                                  softmax_hessian_moments,
                                  softmax_lambda_sup_grad,
 )
+from numerics.ws.trace_only import HessianTrace, ce_hessian_trace
 from numerics.ws.training import CurvatureMonitor, lambda_sup
 
-__all__ = ["lambda_sup", "CurvatureMonitor", "SoftmaxHessianMoments", "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad",
+__all__ = ["lambda_sup", "CurvatureMonitor", "HessianTrace", "ce_hessian_trace", "SoftmaxHessianMoments",
+           "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad",
            "softmax_dim",
            "softmax_hessian_moments", "softmax_hessian_moments_from_module",
            "ce_hessian_moments_from_module", "HessianMoments", "LambdaSupGrad", "SmoothActivation", "WSBounds",
