@@ -330,6 +330,13 @@ def render_md(data: dict) -> str:
     for r in surv:
         by = "tests caught it" if r["tests"]["caught"] else "nothing caught it"
         lines.append(f"* `{r['id']}` (verify missed it; {by}): {r.get('survives') or 'NO REASON GIVEN'}")
+    from checks.one_sided import scan
+
+    one = scan()
+    lines += ["", "## One-sided check candidates (`python -m checks.one_sided`)", "",
+              "Level functions whose bound-like comparisons all point one way, with no attainment, equality or "
+              "error shown (a heuristic list to read; listed here until it is empty):", ""]
+    lines += [f"* `{r['module']}::{r['function']}` ({'/'.join(r['directions'])})" for r in one] or ["None."]
     return "\n".join(lines) + "\n"
 
 
