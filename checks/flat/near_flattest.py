@@ -13,7 +13,8 @@ excess population loss E(b) = F(b) − F* = ½E_x(h_b(x) − f*(x))² = ½(bᵀG
 vertex; the adversary climbs by successive linear programs b ← argmax_{N_κ} ∇E(b)·b (each step cannot decrease E,
 because E is convex), from the flattest interpolator and from random vertices, and keeps the worst. Choosing b also
 chooses the directions: a vertex uses ≤ n + 1 of the m. Every point it returns is checked: interpolation residual,
-and Υ(b) ≤ κ·Υ_low recomputed (the LP's budget is κΥ_low(1 − 10⁻⁹), so its tolerance cannot leave the set). Since
+and Υ(b) ≤ κ·Υ_low recomputed (the LP's budget is κΥ_low(1 − 10⁻⁷); a point its feasibility tolerance still leaves
+outside is pulled back along the segment to the flattest interpolator, which Υ's convexity keeps inside). Since
 Υ_low ≤ Υ*, everything found is truly near-flattest. The worst excess is a lower bound on the true supremum over N_κ
 (an ascent, not a global maximiser): a decay it shows could be an artefact of a weak search, a non-decay cannot.
 
@@ -58,7 +59,7 @@ REGIONS = Regions(DELTA, (-math.inf, RATE + DELTA), ((RATE + DELTA, math.inf),),
                   describe=f"β < {RATE + DELTA:g} (statement: decays at least like n^(−½ + δ)); "
                            f"β ≥ {RATE + DELTA:g} (negation)")
 STARTS = 3   # random vertices per (n, τ², κ), besides the flattest interpolator
-BUDGET_SLACK = 1e-9
+BUDGET_SLACK = 1e-7
 # Pilot (master seed 20260, seed indices 0-3, this design; run before the confirmatory run, whose seeds start at
 # FIRST_SEED): per-seed slope SDs per series (τ², κ). Power 0.8 at α = 0.05 for δ = 0.2 then needs
 # ⌈((1.96 + 0.84)·SD/0.2)²⌉ seeds: 10, 8, 13, 17, 67, 67.
@@ -166,7 +167,14 @@ def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: i
             row[f"k{kappa:g}"] = {"found": False, "unbounded": val == math.inf}
             continue
         ups = float(np.sum(inv.omega * np.abs(b)))
-        row[f"k{kappa:g}"] = {"found": True, "worst_excess": val, "lp_steps": steps,
+        budget = kappa * res.dual_value
+        pulled = False
+        if ups > budget:   # the LP's feasibility tolerance left the set: pull back toward the flattest interpolator
+            ups_flat = float(np.sum(inv.omega * np.abs(b_flat)))   # Υ convex: Υ(b_f + s(b − b_f)) ≤ budget for
+            s_ = (budget - ups_flat) / (ups - ups_flat) * (1 - 1e-12)   # this s ∈ (0, 1); Φ̄b stays y
+            b = b_flat + s_ * (b - b_flat)
+            val, ups, pulled = excess(b, G, c, e0), float(np.sum(inv.omega * np.abs(b))), True
+        row[f"k{kappa:g}"] = {"found": True, "pulled_back": pulled, "worst_excess": val, "lp_steps": steps,
                                "upsilon": ups, "upsilon_ratio": ups / res.dual_value,
                                "inside": bool(ups <= kappa * res.dual_value),
                                "residual": float(np.max(np.abs(inv.Phibar @ b - y))),
@@ -252,6 +260,7 @@ def level_E(ctx: Context) -> Outcome:
                       for r in rows for kappa in cfg["kappas"] for c in [r[f"k{kappa:g}"]] if c.get("found")))
     metric = {"seeds": len(out), "planned_seeds": {f"τ²={s['tau2']:g}, κ={s['kappa']:g}": s["planned"] for s in series},
               "cells": len(rows), "adversary_points": len(found), "unbounded_cells": unbounded,
+              "pulled_back": sum(bool(c.get("pulled_back")) for c in found),
               "max_upsilon_ratio": max(c["upsilon_ratio"] for c in found),
               "max_interpolation_residual": max(c["residual"] for c in found),
               "lp_steps": int(sum(c["lp_steps"] for c in found)),
