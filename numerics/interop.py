@@ -24,7 +24,7 @@ The three entry points, re-exported under the papers' public modules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -95,6 +95,7 @@ class TwoLayer:
     params: dict  # beta, slope, approximate, p, threshold
     dtype: str  # "float32" or "float64" (what the module held)
     note: str  # what was analysed, in one sentence
+    modules: tuple = field(default=(), repr=False, compare=False)  # the live (Linear, activation, Linear) modules
 
     @property
     def kind(self) -> str:
@@ -204,7 +205,7 @@ def unpack(model) -> TwoLayer:
     what = (f"the {dtype} network itself (its {dtype} values are exact float64 numbers)" if dtype != "float64"
             else "the float64 network")
     note = "; ".join([f"analysed: {what}", *notes])
-    return TwoLayer(W, b, V, c, act_kind, params, dtype, note)
+    return TwoLayer(W, b, V, c, act_kind, params, dtype, note, (lin1, act, lin2))
 
 
 def _one_output(net: TwoLayer, what: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from numerics.ws import ce_hessian_moments
 from numerics.ws.activations import get_activation
-from numerics.ws.moments import _tables_float64
+from numerics.ws.moments import tables_float64
 from numerics.ws.softmax import _softmax_tables, softmax_hessian_moments
 
 LOGITS = (0.5, 30.0, 100.0, 300.0, 700.0)
@@ -27,7 +27,7 @@ def test_binary_q_and_r_keep_their_relative_digits(z):
     act = get_activation("tanh")
     W, b, v, X = np.zeros((1, 1)), np.zeros(1), np.zeros(1), np.zeros((2, 1))
     y = np.array([0.0, 1.0])
-    _, q, r = _tables_float64(W, b, v, z, X, y, act)
+    _, q, r = tables_float64(W, b, v, z, X, y, act)
     with mpmath.workdps(50):   # p and 1 − p each from its own formula (1 − p in 50 digits would cancel too)
         p, pm = 1 / (1 + mpmath.exp(-mpmath.mpf(z))), 1 / (1 + mpmath.exp(mpmath.mpf(z)))
         q_ref, r_ref = p * pm, (p, -pm)

@@ -38,7 +38,7 @@ from scipy.optimize import linprog
 from checks import figures
 from checks.campaign import sweep
 from checks.evidence import Outcome
-from checks.flat.experiments import blas_one_thread
+from checks.flat.experiments import blas_one_thread, loglog_slope
 from checks.registry import Context
 from checks.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
 from numerics.flat.activations import get_activation
@@ -183,14 +183,6 @@ def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: i
     return row
 
 
-def _slope(ns, vals) -> float:
-    v = np.asarray(vals, float)
-    ok = np.isfinite(v) & (v > 0)
-    if ok.sum() < 2:
-        return math.nan
-    return float(np.polyfit(np.log(np.asarray(ns, float)[ok]), np.log(v[ok]), 1)[0])
-
-
 def _config(quick: bool, power: bool = False) -> dict:
     if quick:
         return {"seeds": 2, "n": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
@@ -210,10 +202,10 @@ def _seed(args) -> dict:
     for tau2 in cfg["noises"]:
         rs = [r for r in rows if r["tau2"] == tau2]
         ns = [r["n"] for r in rs]
-        out[f"flat_beta/{tau2!r}"] = _slope(ns, [r["flattest_excess"] for r in rs])
+        out[f"flat_beta/{tau2!r}"] = loglog_slope(ns, [r["flattest_excess"] for r in rs])
         for kappa in cfg["kappas"]:
             key = f"k{kappa:g}"
-            out[f"beta/{tau2!r}/{kappa:g}"] = _slope(ns, [r[key].get("worst_excess", math.nan) for r in rs])
+            out[f"beta/{tau2!r}/{kappa:g}"] = loglog_slope(ns, [r[key].get("worst_excess", math.nan) for r in rs])
     return out
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from checks.evidence import Outcome
 from checks.registry import Context
 from numerics import fallbacks, rob
+from numerics.rob import exact as E
 from numerics.rob import lemmas
 
 ID = "suite.predicates"
@@ -84,7 +85,7 @@ def _ball_near_parallel() -> dict:
     W, b, a, v, _ = _NEAR
     R = F(3, 2)
     L = rob.lipschitz(_NEAR, rob.Ball(3, R))
-    dot = lambda p, q: sum((x * y for x, y in zip(p, q, strict=True)), F(0))  # noqa: E731
+    dot = E.dot
     vals = []
     for sg in itertools.product((0, 1), repeat=3):
         g = list(v)
@@ -137,14 +138,14 @@ def _tangent_bracket() -> dict:
     contains = B.lower <= exact <= B.upper
     # the lower end, re-proved from its witness in exact rationals
     x = [F(t) for t in B.witness_point]
-    inside = sum(t * t for t in x) < 1
-    act = tuple(sum(wi * xi for wi, xi in zip(w, x, strict=True)) + bj > 0 for w, bj in zip(W, b, strict=True))
-    strict = all(sum(wi * xi for wi, xi in zip(w, x, strict=True)) + bj != 0 for w, bj in zip(W, b, strict=True))
+    inside = E.dot(x, x) < 1
+    act = tuple(E.dot(w, x) + bj > 0 for w, bj in zip(W, b, strict=True))
+    strict = all(E.dot(w, x) + bj != 0 for w, bj in zip(W, b, strict=True))
     g = list(v)
     for j, on in enumerate(act):
         if on:
             g = [p + a[j] * q for p, q in zip(g, W[j], strict=True)]
-    gg = sum(t * t for t in g)
+    gg = E.dot(g, g)
     low = F(B.lower)
     reproved = inside and strict and tuple(bool(s) for s in B.witness_pattern) == act and low * low <= gg
     return {"case": "B_1 ⊂ R⁶: tangent, repeated and opposite hyperplanes (bracket)", "lower": B.lower,

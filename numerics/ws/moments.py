@@ -263,7 +263,7 @@ def dim_of(N: int, M: int, bias: bool) -> int:
 # evaluation
 
 
-def _tables_float64(W, b, v, c, X, y, act: SmoothActivation):
+def tables_float64(W, b, v, c, X, y, act: SmoothActivation):
     A = X @ W.T
     if b is not None:
         A = A + b
@@ -275,7 +275,7 @@ def _tables_float64(W, b, v, c, X, y, act: SmoothActivation):
     return P, q, r
 
 
-def _tables_mp(W, b, v, c, X, y, act: SmoothActivation):
+def tables_mp(W, b, v, c, X, y, act: SmoothActivation):
     to = np.vectorize(mpmath.mpf, otypes=[object])
     W, v, X = to(W), to(v), to(X)
     A = X @ W.T
@@ -502,7 +502,7 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     const = _kernels.OUTPUT_BIAS if bias else dict.fromkeys(_kernels.OUTPUT_BIAS, 0)
     ones = np.ones((n, 1))
     if dps is None:
-        P, q, r = _tables_float64(W, b, v, c, X, y, act)
+        P, q, r = tables_float64(W, b, v, c, X, y, act)
         if backend == "torch":
             from numerics.ws.torch_pairs import moments_torch
 
@@ -544,7 +544,7 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
 def _moments_dps_mpmath(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, bias: bool, n: int, **kw):
     """(tr H, tr H²) in mpmath object arrays at ``dps`` digits."""
     with mpmath.workdps(dps):
-        P, q, r, Xm = _tables_mp(W, b, v, c, X, y, act)
+        P, q, r, Xm = tables_mp(W, b, v, c, X, y, act)
         Xt = np.hstack([Xm, np.full((n, 1), mpmath.mpf(1), dtype=object)]) if bias else Xm
         vm = np.array([mpmath.mpf(x) for x in v], dtype=object)
         tr, tr2 = _moments(P, q, r, Xt, vm, n=n, **kw)
@@ -650,7 +650,7 @@ def lambda_sup_grad(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: b
     return LambdaSupGrad(float(lam.detach()), gW, gb, gv, gc)
 
 
-def lambda_sup_tensor(Wt, bt, vt, ct, Xt, yt, act: SmoothActivation, *, block: int = 1024):
+def lambda_sup_tensor(Wt, bt, vt, ct, Xt, yt, act: SmoothActivation, *, block: int | None = None):
     """λ_sup of the mean BCE Hessian as a torch float64 scalar, differentiable in (Wt, bt, vt, ct) (bt, ct None:
     no biases); the closed form of :func:`ce_hessian_moments` on tensors. Inputs already validated."""
     import torch
@@ -666,7 +666,7 @@ def lambda_sup_tensor(Wt, bt, vt, ct, Xt, yt, act: SmoothActivation, *, block: i
     r = torch.where(yt == 1, -torch.special.expit(-z), p)
     Xa = torch.cat([Xt, torch.ones(n, 1, **f64)], dim=1) if bias else Xt
     const = ws_kernels.OUTPUT_BIAS if bias else dict.fromkeys(ws_kernels.OUTPUT_BIAS, 0)
-    tr, tr2 = _moments(P, q, r, Xa, vt, n=n, kernels=ws_kernels, block=int(block), bias_const=const)
+    tr, tr2 = _moments(P, q, r, Xa, vt, n=n, kernels=ws_kernels, block=int(block or 1024), bias_const=const)
     D = dim_of(N, M, bias)
     m = tr / D
     var = tr2 / D - m * m

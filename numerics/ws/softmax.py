@@ -394,18 +394,19 @@ def softmax_lambda_sup_grad(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     Wt, Vt = torch.tensor(W, **f64, requires_grad=True), torch.tensor(V, **f64, requires_grad=True)
     bt = torch.tensor(b, **f64, requires_grad=True) if bias else None
     ct = torch.tensor(c, **f64, requires_grad=True) if bias else None
-    lam = softmax_lambda_sup_tensor(Wt, bt, Vt, ct, torch.tensor(X, **f64), y, act, block=int(block))
+    lam = softmax_lambda_sup_tensor(Wt, bt, Vt, ct, torch.tensor(X, **f64), y, act, block=block)
     leaves = [Wt, Vt] + ([bt, ct] if bias else [])
     grads = torch.autograd.grad(lam, leaves)
     gb, gc = (grads[2].numpy(), grads[3].numpy()) if bias else (None, None)
     return SoftmaxLambdaSupGrad(float(lam.detach()), grads[0].numpy(), gb, grads[1].numpy(), gc)
 
 
-def softmax_lambda_sup_tensor(Wt, bt, Vt, ct, Xt, y, act: SmoothActivation, *, block: int):
+def softmax_lambda_sup_tensor(Wt, bt, Vt, ct, Xt, y, act: SmoothActivation, *, block: int | None = None):
     """λ_sup of the mean softmax-CE Hessian as a torch float64 scalar, differentiable in (Wt, bt, Vt, ct) (bt, ct
     None: no biases); the closed form of :func:`softmax_hessian_moments` on tensors. Inputs already validated."""
     import torch
 
+    block = _default_block(Vt.shape[0]) if block is None else int(block)
     f64 = dict(dtype=torch.float64)
     bias = bt is not None
     n, (N, M), C = Xt.shape[0], Wt.shape, Vt.shape[0]

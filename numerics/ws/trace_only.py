@@ -24,7 +24,7 @@ import mpmath
 import numpy as np
 
 from numerics.ws.activations import get_activation
-from numerics.ws.moments import _tables_float64, _tables_mp, dim_of, validate_net
+from numerics.ws.moments import dim_of, tables_float64, tables_mp, validate_net
 
 __all__ = ["HessianTrace", "ce_hessian_trace"]
 
@@ -58,15 +58,12 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
     n, (N, M) = X.shape[0], W.shape
     if dps is None:
-        P, q, r = _tables_float64(W, b, v, c, X, y, act)
-        Xs = X
-        vv = v
-        fsum = np.sum
+        P, q, r = tables_float64(W, b, v, c, X, y, act)
+        Xs, vv = X, v
     else:
         with mpmath.workdps(dps + 10):
-            P, q, r, Xs = _tables_mp(W, b, v, c, X, y, act)
+            P, q, r, Xs = tables_mp(W, b, v, c, X, y, act)
             vv = np.vectorize(mpmath.mpf, otypes=[object])(v)
-        fsum = np.sum
     with mpmath.workdps((dps or 15) + 10):
         phi, d1, d2 = P[0], P[1], P[2]
         U = (q[:, None] * (d1 * d1)) * (vv * vv)[None, :] + (r[:, None] * d2) * vv[None, :]   # n × N
@@ -74,16 +71,16 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
             dW = np.einsum("in,im->nm", U, Xs * Xs, optimize=False) / n                      # N × M
         else:
             dW = (U.T @ (Xs * Xs)) / n
-        dv = fsum(q[:, None] * phi * phi, axis=0) / n
+        dv = np.sum(q[:, None] * phi * phi, axis=0) / n
         parts = [dW.reshape(-1)]
         if bias:
-            db = fsum(U, axis=0) / n
-            dc = fsum(q) / n
+            db = np.sum(U, axis=0) / n
+            dc = np.sum(q) / n
             parts += [db, dv, np.array([dc], dtype=dv.dtype)]
         else:
             parts += [dv]
         diag = np.concatenate(parts)
-        tr = fsum(diag) if dps is None else mpmath.fsum(diag)
+        tr = np.sum(diag) if dps is None else mpmath.fsum(diag)
     if dps is not None:
         with mpmath.workdps(dps):
             tr = +tr

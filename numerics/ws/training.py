@@ -22,14 +22,6 @@ import numpy as np
 __all__ = ["lambda_sup", "CurvatureMonitor"]
 
 
-def _layers(model):
-    from numerics.interop import _SKIP, _leaves
-
-    lins = [m for _, m in _leaves(model) if type(m).__name__ == "Linear"]
-    rest = [m for _, m in _leaves(model) if type(m).__name__ not in ("Linear", *_SKIP)]
-    return lins, rest
-
-
 def lambda_sup(model, X, y, *, block: int | None = None):
     """λ_sup of the model's mean CE Hessian on (X, y): a differentiable float64 torch scalar (see the module doc).
 
@@ -49,10 +41,10 @@ def lambda_sup(model, X, y, *, block: int | None = None):
     from numerics.interop import to_numpy, unpack
     from numerics.ws.activations import get_activation
     from numerics.ws.moments import lambda_sup_tensor, validate_net
-    from numerics.ws.softmax import _default_block, softmax_lambda_sup_tensor, validate_softmax_net
+    from numerics.ws.softmax import softmax_lambda_sup_tensor, validate_softmax_net
 
     net = unpack(model)   # validates the shape, the activation and the parameters (NaN/inf)
-    (lin1, lin2), _ = _layers(model)
+    lin1, _, lin2 = net.modules
     act = get_activation(net.smooth_activation())
     f64 = torch.float64
     bias = lin1.bias is not None or lin2.bias is not None
@@ -66,13 +58,12 @@ def lambda_sup(model, X, y, *, block: int | None = None):
         validate_net(net.W, net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None), net.V[0],
                      (0.0 if net.c is None else float(net.c[0])) if bias else None, Xn, yn, bias=bias)
         return lambda_sup_tensor(Wt, bt, vt, ct, torch.as_tensor(Xn, dtype=f64), torch.as_tensor(yn, dtype=f64), act,
-                                 block=int(block or 1024))
+                                 block=block)
     Vt = lin2.weight.to(f64)
     ct = (lin2.bias.to(f64) if lin2.bias is not None else torch.zeros(C, dtype=f64)) if bias else None
     validate_softmax_net(net.W, net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None), net.V,
                          (net.c if net.c is not None else np.zeros(C)) if bias else None, Xn, yn, bias=bias)
-    return softmax_lambda_sup_tensor(Wt, bt, Vt, ct, torch.as_tensor(Xn, dtype=f64), yn, act,
-                                     block=int(block or _default_block(C)))
+    return softmax_lambda_sup_tensor(Wt, bt, Vt, ct, torch.as_tensor(Xn, dtype=f64), yn, act, block=block)
 
 
 @dataclass
