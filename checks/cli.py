@@ -244,8 +244,12 @@ def _run_claims(args, claims, levels, jobs, campaign) -> int:
             evidence = pool.collect(done=done, beat=beat)
     rep = report.build(claims, evidence, meta)
     jp, mp = report.write(rep, args.report_dir, stem, partial=partial)
-    report.table(json.loads(jp.read_text()), Console())
-    Console().print(f"wrote {jp} and {mp}")
+    merged = json.loads(jp.read_text())
+    from checks.report_html import write_html
+
+    hp = write_html(merged, args.report_dir, stem)   # the same report, one self-contained page for a browser
+    report.table(merged, Console())
+    Console().print(f"wrote {jp}, {mp} and {hp}")
     return 0 if rep["passed"] else 1
 
 

@@ -141,8 +141,8 @@ def stem_for(meta: dict[str, Any], cmd: str = "verify") -> str:
 
 def write(report: dict[str, Any], report_dir: Path, stem: str = "verify", *,
           partial: bool = False) -> tuple[Path, Path]:
-    """Write ``stem.json``, ``stem.md`` and ``stem.html`` (self-contained: :mod:`checks.report_html`); a ``partial``
-    run merges into an existing report of that stem."""
+    """Write ``stem.json`` and ``stem.md``; a ``partial`` run merges into an existing report of that stem (``verify``
+    then renders the merged report as ``stem.html`` with :mod:`checks.report_html`)."""
     report_dir.mkdir(parents=True, exist_ok=True)
     jp = report_dir / f"{stem}.json"
     if partial and jp.exists():
@@ -157,9 +157,6 @@ def write(report: dict[str, Any], report_dir: Path, stem: str = "verify", *,
     tmp.replace(jp)
     mp = report_dir / f"{stem}.md"
     mp.write_text(markdown(report))
-    from checks.report_html import write_html
-
-    write_html(report, report_dir, stem)   # verify.html: the same report, self-contained, for a browser
     return jp, mp
 
 
