@@ -6,6 +6,7 @@ import multiprocessing as mp
 
 import pytest
 
+from checks.evidence import severity
 from checks.mutate import Mutant, load_mutants
 from checks.registry import Context
 from checks.suite import controls as C
@@ -57,6 +58,8 @@ def test_a_control_is_caught_and_a_harmless_one_is_let_through(tmp_path):
     ctx = Context(seed=3, report_dir=tmp_path, quick=True)
     out = C.run_controls(ctx, {"rob.structured": (real, ("S", "F"))}, [])
     assert out.passed and out.metric["caught"] == 1, out.summary
+    assert severity(out.verdict) == severity("no counterexample")
     out = C.run_controls(ctx, {"rob.structured": (harmless, ("S",))}, ["rob.sharpness"])
     assert not out.passed and out.metric["let_through"] == ["rob.structured"]
     assert "CAN NO LONGER FAIL" in out.summary and "rob.sharpness" in out.summary
+    assert out.verdict.startswith("refuted")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from checks.evidence import severity
 from checks.registry import Context
 from checks.suite import predicates as P
 from numerics import fallbacks
@@ -12,12 +13,13 @@ def test_level_passes_and_reaches_every_site():
     out = P.level_F(Context(seed=1))
     assert out.passed, out.summary
     assert out.metric["sites_reached"] == len(fallbacks.SITES) and not out.metric["sites_not_reached"]
+    assert severity(out.verdict) == severity("no counterexample")   # a word of SPEC §0's F vocabulary
 
 
 def test_a_site_that_no_input_reaches_fails_the_level(monkeypatch):
     monkeypatch.setitem(fallbacks.SITES, "rob.nowhere/never", "a branch no input reaches")
     out = P.level_F(Context(seed=1))
-    assert not out.passed and "rob.nowhere/never" in out.summary
+    assert not out.passed and "rob.nowhere/never" in out.summary and out.verdict.startswith("refuted")
 
 
 def test_a_wrong_tie_answer_is_a_disagreement(monkeypatch):

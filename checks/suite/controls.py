@@ -206,6 +206,9 @@ def run_controls(ctx: Context, table: dict, missing: list[str]) -> Outcome:
                + (f"; {len(unplanted)} could not be planted: {', '.join(metric['not_planted'])}" if unplanted else "")
                + f"; coverage {covered}/{total} claims with check levels"
                + (f" (no control yet: {', '.join(missing)})" if missing else ""))
-    verdict = (f"{len(caught)}/{covered} controls caught" + (f", {len(let_through)} let through" if let_through else "")
-               + (f", {len(missing)} claims uncovered" if missing else ""))
+    # SPEC §0's F words (checks.evidence.SEVERITY): a control let through, or one not planted, refutes the run
+    verdict = (f"no counterexample in {covered} controls: {len(caught)}/{covered} caught" if passed else
+               f"refuted: {len(let_through)} let through, {len(unplanted)} not planted, of {covered}")
+    if missing:
+        verdict += f"; {len(missing)} claims uncovered"
     return Outcome(passed, metric, summary, details={"controls": rows, "uncovered": missing}, verdict=verdict)

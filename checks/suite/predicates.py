@@ -218,7 +218,8 @@ def level_F(ctx: Context) -> Outcome:
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
                + (f"; DISAGREE: {', '.join(wrong)}" if wrong else ""))
-    verdict = (f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} fall-backs reached, "
-               f"{len(rows) - len(wrong)}/{len(rows)} ties agree")
+    reached_n = f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} fall-backs reached"
+    verdict = (f"no counterexample in {len(rows)} exact ties ({reached_n})" if not wrong and not missing else
+               f"refuted: {len(wrong)} of {len(rows)} ties disagree, {reached_n}")
     return Outcome(not wrong and not missing, metric, summary, details={"cases": rows, "sites": fallbacks.SITES},
                    verdict=verdict)
