@@ -41,8 +41,8 @@ def test_vector_net_validates_shapes():
     with pytest.raises(ValueError, match="shapes"):
         VectorNet(np.ones((3, 2)), np.zeros(3), np.ones((2, 4)), np.zeros((2, 2)), np.zeros(2))
     net = VectorNet(np.ones((3, 2)), np.zeros(3), np.ones((3, 3)), np.zeros((3, 2)), np.zeros(3))
-    with pytest.raises(ValueError, match="K ≤ 2"):
-        vector_lipschitz_ball(net, 1)
+    with pytest.raises(TypeError, match="VectorNet"):
+        vector_lipschitz_ball((net.W, net.b, net.A[0], net.V[0], 0.0), 1)
     with pytest.raises(ValueError, match="d ≥ 3"):
         kink_count(net, rob.Sphere(2))
 
@@ -143,3 +143,65 @@ def test_quick_level_E(tmp_path):
     out = cs.level_E(Context(seed=1, report_dir=tmp_path, quick=True))
     assert out.passed, out.summary
     assert all(f["k_max"] <= f["m"] for f in out.details["families"])
+
+
+# ---------------------------------------------------------------------------------------------- K ≥ 3 outputs, exactly
+def _net(rng, K, d, m):
+    W, b = rng.standard_normal((m, d)), 0.3 * rng.standard_normal(m)
+    return W, b, rng.standard_normal((K, m)), 0.2 * rng.standard_normal((K, d))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_three_copies_of_one_output_are_sqrt3_times_the_scalar_constant(seed):
+    """J = 1·gᵀ (three equal rows): ‖J‖₂² = 3‖g‖², against the scalar exact routine (another code path)."""
+    W, b, A, V = _net(np.random.default_rng(seed), 1, 3, 6)
+    L = vector_lipschitz_ball(VectorNet(W, b, np.repeat(A, 3, 0), np.repeat(V, 3, 0), np.zeros(3)), 1)
+    S = rob.lipschitz((W, b, A[0], V[0], 0.0), rob.Ball(3, 1))
+    assert S.exact and L.K == 3
+    import sympy as sp
+    assert sp.simplify(L.value2.sympy() - 3 * sp.sympify(S.value) ** 2) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_zero_third_output_gives_the_two_output_constant(seed):
+    """(f₁, f₂, 0): λ_max(JJᵀ) is the K = 2 path's exact a + b√D (interval 2×2 formula, QNum)."""
+    W, b, A, V = _net(np.random.default_rng(10 + seed), 2, 3, 6)
+    L2 = vector_lipschitz_ball(VectorNet(W, b, A, V, np.zeros(2)), 1)
+    Z = np.zeros((1, 6))
+    L3 = vector_lipschitz_ball(VectorNet(W, b, np.vstack([A, Z]), np.vstack([V, np.zeros((1, 3))]), np.zeros(3)), 1)
+    import sympy as sp
+    q = L2.value2
+    exact2 = sp.Rational(q.a) + sp.Rational(q.b) * sp.sqrt(sp.Rational(q.D))
+    assert L3.cells == L2.cells and L3.pattern == L2.pattern
+    assert sp.simplify(L3.value2.sympy() - exact2) == 0
+    assert abs(L3.value - L2.value) <= 1e-13 * L2.value
+
+
+@pytest.mark.parametrize("K, d, m, seed", [(3, 3, 5, 0), (4, 3, 6, 1), (3, 4, 8, 2), (5, 2, 7, 3)])
+def test_k3_constant_bounds_every_sampled_cell_and_is_attained(K, d, m, seed):
+    rng = np.random.default_rng(seed)
+    W, b, A, V = _net(rng, K, d, m)
+    L = vector_lipschitz_ball(VectorNet(W, b, A, V, np.zeros(K)), 1)
+    X = rng.standard_normal((100000, d))
+    X *= (rng.random((len(X), 1)) ** (1 / d)) / np.linalg.norm(X, axis=1, keepdims=True)
+    vals = [float(np.linalg.norm(V + (A * pat) @ W, 2)) for pat in np.unique(X @ W.T + b > 0, axis=0)]
+    assert max(vals) <= L.value * (1 + 1e-12)
+    assert max(vals) >= L.value * (1 - 1e-12)      # the best cell is hit by 10⁵ points in d ≤ 4 (these seeds)
+
+
+def test_largest_eigenvalue_against_sympy_and_ties():
+    import sympy as sp
+
+    from numerics.rob.structured import largest_eigenvalue as le
+    M = [[Fr(2), Fr(1), Fr(0)], [Fr(1), Fr(2), Fr(1)], [Fr(0), Fr(1), Fr(2)]]
+    top = max(sp.Matrix(M).eigenvals(), key=lambda e: float(e))
+    assert sp.simplify(le(M).sympy() - top) == 0
+    a = le([[9, 0, 0], [0, 1, 0], [0, 0, 1]])
+    b = le([[9, 0, 0], [0, 4, 0], [0, 0, 0]])          # another polynomial, the same largest root
+    c = le([[5, 4, 0], [4, 5, 0], [0, 0, 2]])          # 9 as 5 + 4
+    assert a.poly != b.poly and a.cmp(b) == 0 and b.cmp(c) == 0 and c.cmp(a) == 0
+    tiny = Fr(1, 10 ** 400)                            # separated only beyond 1300 bits
+    assert le([[9 + tiny, 0, 0], [0, 1, 0], [0, 0, 1]]).cmp(a) == 1
+    assert a.cmp(le([[9 - tiny, 0, 0], [0, 4, 0], [0, 0, 0]])) == 1
+    with pytest.raises(ValueError, match="symmetric"):
+        le([[1, 2], [3, 4]])

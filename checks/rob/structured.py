@@ -365,54 +365,43 @@ def _config(quick: bool) -> dict:
 
 
 def train_structured(family: str, X, y, cfg, rng, *, lam: float = 1e-4, lr: float = 1e-2, target_mse: float = 0.05):
-    """Adam on MSE + λ·path norm for a 1-D convolution (one filter of width s, shared bias) or W = UVᵀ (rank r).
-    Returns the float64 net (W, b, a, v, c) as the product/shift computes it, and its training MSE."""
+    """Adam on MSE + λ·path norm for a 1-D convolution (one filter of width s, shared bias) or W = UVᵀ (rank r),
+    as the PyTorch modules of :mod:`numerics.rob.structured_modules` (initialised from ``rng``). Returns the module's
+    exact float64 net (W, b, a, v, c) (``net()``) and its training MSE."""
     import torch
 
+    from numerics.rob.structured_modules import Conv1dReLU, LowRankReLU
+
     n, d = X.shape
-    f64 = dict(dtype=torch.float64)
-    Xt, yt = torch.tensor(X, **f64), torch.tensor(y, **f64)
+    Xt, yt = torch.tensor(X, dtype=torch.float64), torch.tensor(y, dtype=torch.float64)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         if family == "conv1d":
             s = cfg["s"]
-            m = d - s + 1
-            h = torch.tensor(rng.standard_normal(s) / math.sqrt(s), **f64, requires_grad=True)
-            beta = torch.tensor([0.1 * rng.standard_normal()], **f64, requires_grad=True)
-            idx = torch.arange(m)[:, None] + torch.arange(s)[None, :]
-            params = [h, beta]
-
-            def weights():
-                W = torch.zeros(m, d, **f64)
-                W = W.scatter(1, idx, h.expand(m, s))
-                return W, beta.expand(m)
+            mod = Conv1dReLU(d, s)
+            init = {"conv.weight": rng.standard_normal(s).reshape(1, 1, s) / math.sqrt(s),
+                    "conv.bias": 0.1 * rng.standard_normal(1)}
         else:
             m, r = cfg["m_low"], cfg["r"]
-            U = torch.tensor(rng.standard_normal((m, r)) / math.sqrt(r), **f64, requires_grad=True)
-            Vf = torch.tensor(rng.standard_normal((d, r)) / math.sqrt(d), **f64, requires_grad=True)
-            bb = torch.tensor(0.1 * rng.standard_normal(m), **f64, requires_grad=True)
-            params = [U, Vf, bb]
-
-            def weights():
-                return U @ Vf.T, bb
-        a = torch.tensor(rng.standard_normal(m) / math.sqrt(m), **f64, requires_grad=True)
-        v = torch.zeros(d, **f64, requires_grad=True)
-        c = torch.zeros(1, **f64, requires_grad=True)
-        opt = torch.optim.Adam([*params, a, v, c], lr=lr)
+            mod = LowRankReLU(d, m, r)
+            init = {"U": rng.standard_normal((m, r)) / math.sqrt(r), "V": rng.standard_normal((d, r)) / math.sqrt(d),
+                    "bias": 0.1 * rng.standard_normal(m)}
+        init.update({"head.weight": rng.standard_normal((1, mod.m)) / math.sqrt(mod.m), "head.bias": np.zeros(1),
+                     "skip.weight": np.zeros((1, d))})
+        mod.load_state_dict({k: torch.tensor(np.asarray(x, float)) for k, x in init.items()})
+        opt = torch.optim.Adam(mod.parameters(), lr=lr)
         for step in range(cfg["steps"]):
-            W, b = weights()
-            res = torch.relu(Xt @ W.T + b) @ a + Xt @ v + c[0] - yt
+            res = mod(Xt)[:, 0] - yt
             mse = torch.mean(res * res)
             if step % 25 == 0 and float(mse.detach()) <= target_mse:
                 break
-            path = torch.sum(a.abs() * torch.sqrt(torch.sum(W * W, 1) + b * b))
+            W, b = mod.weights()
+            path = torch.sum(mod.head.weight[0].abs() * torch.sqrt(torch.sum(W * W, 1) + b * b))
             opt.zero_grad()
             (mse + lam * path).backward()
             opt.step()
-        with torch.no_grad():
-            W, b = weights()
-        net = tuple(t.detach().numpy().copy() for t in (W, b, a, v)) + (float(c.detach()[0]),)
+        net = mod.net()
     finally:
         torch.set_num_threads(threads)
     Wn, bn, an, vn, cn = net

@@ -19,15 +19,20 @@ a·ReLU(z) = a·ReLU(−z) + a·z.
 kink arrangement that meet the ball (:func:`numerics.rob.ball.ball_cells`, every decision certified), J = V +
 Σ_{j active} A_{:,j} w_jᵀ constant on a cell. For K ≤ 2, ‖J‖₂² = λ_max(JJᵀ) = (T + √(T² − 4Δ))/2 with T, Δ the
 trace and determinant of the rational 2×2 matrix JJᵀ, so the value is an exact number a + b√D
-(:class:`numerics.rob.exact.QNum`): candidate cells are kept by interval enclosures and compared exactly.
+(:class:`numerics.rob.exact.QNum`): candidate cells are kept by interval enclosures and compared exactly. For K ≥ 3
+the value is λ_max of the rational K×K matrix JJᵀ as an algebraic number (:class:`LargestEigenvalue`: the largest
+root of the squarefree part of its characteristic polynomial, enclosed by arb's certified root isolation); two cells
+are compared by enclosures refined until disjoint, and equality is decided exactly through the polynomials' gcd.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from flint import arb, ctx, fmpq, fmpq_mat, fmpz_poly
 
 from numerics.rob import exact as E
 from numerics.rob.ball import ball_cells
@@ -36,7 +41,7 @@ from numerics.rob.interval import Interval, from_fractions, matmul
 from numerics.rob.net import Ball, Sphere
 
 __all__ = ["conv1d", "tied", "low_rank", "VectorNet", "kink_hyperplanes", "kink_count", "VectorLipschitz",
-           "vector_lipschitz_ball"]
+           "vector_lipschitz_ball", "LargestEigenvalue", "largest_eigenvalue"]
 
 F0 = Fraction(0)
 
@@ -188,12 +193,113 @@ def kink_count(net, domain) -> int:
     return len(kink_hyperplanes(net, domain))
 
 
+@contextmanager
+def _precision(bits: int):
+    """arb's working precision raised to at least ``bits`` for the block."""
+    old = ctx.prec
+    ctx.prec = max(old, bits)
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+@dataclass(frozen=True)
+class LargestEigenvalue:
+    """λ_max of a rational symmetric matrix, exactly: the largest real root of ``poly`` (integer coefficients, low
+    degree first), the squarefree part of the characteristic polynomial (all of whose roots are real)."""
+
+    poly: tuple
+
+    def _roots(self, prec: int) -> list:
+        """The real roots' enclosures at ``prec`` bits (arb's working precision must be ≥ prec while they are
+        compared), in increasing order, or None if two of them still overlap."""
+        with _precision(prec):
+            rts = sorted((r.real for r, _ in fmpz_poly(list(self.poly)).complex_roots()), key=lambda t: t.mid())
+            if any(a.overlaps(b) for a, b in zip(rts, rts[1:], strict=False)):
+                return None
+        return rts
+
+    def enclosure(self, prec: int = 64) -> arb:
+        """A certified enclosure of the value (the largest root isolated from the others)."""
+        while prec <= 1 << 16:
+            rts = self._roots(prec)
+            if rts is not None:
+                return rts[-1]
+            prec *= 2
+        raise ArithmeticError(f"roots of {self.poly} not isolated at 65536 bits")  # a squarefree poly cannot
+
+    def _is_top_root_of(self, g: fmpz_poly, prec: int):
+        """Is the largest root of ``poly`` a root of g (g divides poly)? True/False, or None at this precision."""
+        if g.degree() < 1:
+            return False
+        with _precision(prec):
+            rts = self._roots(prec)
+            grt = LargestEigenvalue(tuple(int(c) for c in g.coeffs()))._roots(prec)
+            if rts is None or grt is None:
+                return None
+            top = grt[-1]                                   # a root of poly, so ≤ poly's largest root
+            if top.overlaps(rts[-1]):
+                return True if len(rts) == 1 or top.lower() > rts[-2].upper() else None
+            return False
+
+    def cmp(self, other: LargestEigenvalue) -> int:
+        """−1, 0, +1: exact. Enclosures refined until disjoint; equal values are recognised as a common largest
+        root of both polynomials (a root of their gcd), which refinement alone could never prove."""
+        if self.poly == other.poly:
+            return 0
+        g = fmpz_poly(list(self.poly)).gcd(fmpz_poly(list(other.poly)))
+        prec = 64
+        while prec <= 1 << 16:
+            with _precision(prec):
+                a, b = self.enclosure(prec), other.enclosure(prec)
+                if a.lower() > b.upper():
+                    return 1
+                if b.lower() > a.upper():
+                    return -1
+                e1, e2 = self._is_top_root_of(g, prec), other._is_top_root_of(g, prec)
+                if e1 is True and e2 is True:
+                    return 0
+            prec *= 2
+        raise ArithmeticError("comparison of two algebraic numbers undecided at 65536 bits")
+
+    def __float__(self) -> float:
+        return float(self.enclosure(64).mid())
+
+    def sympy(self):
+        """The value as a SymPy ``CRootOf`` (exact)."""
+        import sympy as sp
+
+        t = sp.Symbol("t")
+        P = sp.Poly(list(reversed(self.poly)), t)
+        return sp.CRootOf(P, sp.degree(P, t) - 1)
+
+
+def largest_eigenvalue(M) -> LargestEigenvalue:
+    """λ_max of the exact symmetric rational matrix ``M`` (a flint ``fmpq_mat`` or a list of rows of Fractions)."""
+    if not isinstance(M, fmpq_mat):
+        rows = [[fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in r] for r in M]
+        M = fmpq_mat(len(rows), len(rows), [x for r in rows for x in r])
+    if M.nrows() != M.ncols() or M != M.transpose():
+        raise ValueError("largest_eigenvalue needs a symmetric square matrix")
+    p = M.charpoly()
+    num = p.numer()                       # the monic rational charpoly times its denominator: integer coefficients
+    zp = fmpz_poly([int(c) for c in num.coeffs()])
+    sq = zp.gcd(zp.derivative())
+    sf = zp if sq.degree() < 1 else zp // sq       # squarefree part: the same roots, each once
+    c = [int(x) for x in sf.coeffs()]
+    if c[-1] < 0:
+        c = [-x for x in c]
+    return LargestEigenvalue(tuple(c))
+
+
 @dataclass(frozen=True)
 class VectorLipschitz:
-    """Lip(f) on B_R for the ℓ2 operator norm: ``value2`` = ‖J‖₂² exactly (a + b√D), ``value`` its float
-    square root, the maximising cell's pattern over ``hyperplanes``, and the number of cells."""
+    """Lip(f) on B_R for the ℓ2 operator norm: ``value2`` = ‖J‖₂² exactly (a + b√D for K ≤ 2, a
+    :class:`LargestEigenvalue` for K ≥ 3), ``value`` its float square root, the maximising cell's pattern over
+    ``hyperplanes``, and the number of cells."""
 
-    value2: E.QNum
+    value2: E.QNum | LargestEigenvalue
     value: float
     pattern: tuple
     hyperplanes: tuple
@@ -211,26 +317,57 @@ def _lam_max(J):
     return E.QNum(T / 2, Fraction(1, 2) if disc else F0, disc)
 
 
+def _lam_max_cells(rows, keys, cols, Vq, K):
+    """K ≥ 3: λ_max(JJᵀ) of every cell exactly (flint rationals), the largest by certified enclosures refined
+    until disjoint or proved equal. Returns (LargestEigenvalue, cell index)."""
+    m, d = len(keys), len(keys[0][0])
+
+    def q(x):
+        x = Fraction(x)
+        return fmpq(x.numerator, x.denominator)
+
+    Wl = [[q(x) for x in w] for w, _ in keys]
+    Al = [[q(cols[keys[j]][k]) for j in range(m)] for k in range(K)]
+    V0 = fmpq_mat(K, d, [q(x) for r in Vq for x in r])
+    vals, encl = [], []
+    for i in range(len(rows)):
+        act = [j for j in range(m) if rows[i][j]]
+        J = V0
+        if act:
+            J = J + fmpq_mat(K, len(act), [Al[k][j] for k in range(K) for j in act]) * \
+                fmpq_mat(len(act), d, [x for j in act for x in Wl[j]])
+        lam = largest_eigenvalue(J * J.transpose())
+        vals.append(lam)
+        encl.append(lam.enclosure(64))
+    top = max(range(len(vals)), key=lambda i: encl[i].lower())
+    best = top
+    for i in range(len(vals)):
+        if i != best and not encl[i].upper() < encl[top].lower() and vals[i].cmp(vals[best]) > 0:
+            best = i
+    return vals[best], best
+
+
 def vector_lipschitz_ball(net: VectorNet, R=1, *, time_limit=None, max_nodes: int = 10**7) -> VectorLipschitz:
-    """Exact Lip(f) = max over the cells of the kink arrangement in B_R of ‖J‖₂ (K ≤ 2 outputs)."""
+    """Exact Lip(f) = max over the cells of the kink arrangement in B_R of ‖J‖₂ (any number K of outputs)."""
     if not isinstance(net, VectorNet):
         raise TypeError(f"vector_lipschitz_ball takes a VectorNet, not {type(net).__name__}")
-    if net.K > 2:
-        raise ValueError(f"vector_lipschitz_ball is exact for K ≤ 2 outputs; this net has K = {net.K}")
     d = net.W.shape[1]
     cols, Vq, _ = _merged(net, Ball(d, R))
     keys = [key for key, a in cols.items() if any(x != 0 for x in a)]
     K = net.K
     if not keys:
-        val = _lam_max(Vq)
+        val = _lam_max(Vq) if K <= 2 else largest_eigenvalue([[E.dot(r, q) for q in Vq] for r in Vq])
         return VectorLipschitz(val, float(val) ** 0.5, (), (), 1, K)
     Wq = [list(w) for w, _ in keys]
     bq = [b for _, b in keys]
     packed, _ = ball_cells(Wq, bq, Fraction(R), time_limit=time_limit, max_nodes=max_nodes)
     m = len(keys)
+    rows = np.unpackbits(packed, axis=1, count=m).astype(np.float64)
+    if K >= 3:
+        val, i = _lam_max_cells(rows, keys, cols, Vq, K)
+        return VectorLipschitz(val, float(val) ** 0.5, tuple(bool(x) for x in rows[i]), tuple(keys), len(packed), K)
     # J's rows per cell, as interval enclosures: row k = V_k + Σ_j σ_j A_kj w_j
     G = []
-    rows = np.unpackbits(packed, axis=1, count=m).astype(np.float64)
     for k in range(K):
         Ak = from_fractions([[cols[key][k] * x for x in key[0]] for key in keys])
         G.append(matmul(Interval(rows), Ak) + from_fractions(list(Vq[k])).reshape(1, -1))
