@@ -46,7 +46,7 @@ from checks.stats import Regions, achieved_power, bootstrap_ci, combine_parts, r
 from checks.tol import TOL
 from numerics import rob
 from numerics.rob import exact as E
-from numerics.rob.structured import VectorNet, conv1d, kink_count, low_rank, vector_lipschitz_ball
+from numerics.rob.structured import VectorNet, conv1d, kink_count, largest_eigenvalue, low_rank, vector_lipschitz_ball
 
 ID = "rob.structured"
 Fr = Fraction
@@ -180,6 +180,15 @@ def known_vector_case():
     return W, b, A, V, Fr(2)
 
 
+def known_three_output_case():
+    """K = 3, the same hyperplane: J = [[1, 0], [1, 0], [1, 0]] on x₁ > 0 (‖J‖₂² = 3, rows of norm 1) and
+    [[13/10, 0], [0, 0], [0, 0]] on x₁ < 0 (169/100): Lip² = 3 exactly, known by hand."""
+    W, b = [[Fr(1), Fr(0)]], [Fr(0)]
+    A = [[Fr(-3, 10)], [Fr(1)], [Fr(1)]]
+    V = [[Fr(13, 10), Fr(0)], [Fr(0), Fr(0)], [Fr(0), Fr(0)]]
+    return W, b, A, V, Fr(3)
+
+
 def _scalar_ball2(net, R):
     """The exact scalar Lip² on B_R as a QNum."""
     L = rob.lipschitz(net, rob.Ball(len(net[3]), R))
@@ -254,7 +263,10 @@ def level_S(ctx: Context) -> Outcome:
     vec = vector_checks(W, b, A, V, R32, rng)
     kW, kb, kA, kV, k2 = known_vector_case()
     known = vector_lipschitz_ball(_vec(kW, kb, kA, kV), 1)
-    vec["known_case_exact"] = known.value2.cmp(E.QNum(k2)) == 0
+    tW, tb, tA, tV, t2 = known_three_output_case()
+    three = vector_lipschitz_ball(_vec(tW, tb, tA, tV), 1)
+    vec["known_case_exact"] = known.value2.cmp(E.QNum(k2)) == 0 and \
+        three.value2.cmp(largest_eigenvalue([[t2]])) == 0 and three.cells == 2
     ok_k = all(r["k"] == r["expected"] and (r["oracle"] is None or r["oracle"] == r["expected"]) for r in rows)
     ok_v = (vec["known_case_exact"] and vec["lower_ok"] and vec["upper_ok"] and vec["u_below"] and vec["points_below"]
             and vec["u_attained_rel"] <= 1e-3)
@@ -270,7 +282,7 @@ def level_S(ctx: Context) -> Outcome:
                f"(nothing new from the corollary); two-output ‖J‖₂ on B_3/2 = {vec['value']:.6f} exactly, with "
                f"max_k Lip_k² ≤ Lip² ≤ Σ Lip_k² exactly, every rational direction's scalar Lip(u·f)² below it and "
                f"the best within {vec['u_attained_rel']:.1e}, no rational point's ‖J(x)‖₂ above it; a hand case with "
-               f"parallel rows (Lip² = 2 exactly, each row of norm 1) "
+               f"parallel rows (Lip² = 2 exactly, each row of norm 1) and its three-output twin (Lip² = 3) "
                + ("matched exactly" if vec["known_case_exact"] else "MISSED"))
     return Outcome(ok_k and ok_v, metric, summary, details={"rows": rows, "vector": vec})
 
