@@ -15,6 +15,10 @@ SITES = {
                                 "hyperplane tangent to, or a flat through, the ball's boundary), computed exactly",
     "rob.bracket/farkas_exact": "branch and bound: an infeasibility certificate the interval test cannot prove "
                                 "(repeated, opposite or tangent hyperplanes), checked in exact rationals",
+    "rob.bracket/zoom_exact": "branch and bound: a pattern of margin ~0 at a point where the hyperplanes nearly "
+                              "meet (concurrent in the net's intent, ~1e-17 apart as float64); the common point "
+                              "and the rows' residuals there computed exactly, a rescaled LP proposes a point "
+                              "(checked exactly) or a certificate (checked exactly)",
     "rob.s2/order_exact": "S² arrangement: points on a kink circle too close for the float order (coincident "
                           "vertices, many circles through one point), ordered exactly",
     "rob.s2/locate_exact": "S² arrangement: a point whose arc the float position cannot decide, located exactly",

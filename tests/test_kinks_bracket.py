@@ -175,6 +175,24 @@ def _degenerate(d, m, seed):
     return W, b, a, v
 
 
+def _concurrent(d, m, seed):
+    """Every hyperplane through one interior point p (‖p‖ = 0.3): b = −W p as float64 computes it, so the
+    hyperplanes miss p by ~1e-17 and bound tiny cells there that no float point can see."""
+    W, b, a, v = _paper_net(d, m, seed)
+    p = np.random.default_rng(seed).standard_normal(d)
+    p *= 0.3 / np.linalg.norm(p)
+    return W, -W @ p, a, v
+
+
+def _concurrent_exact(d, m, seed):
+    """Exactly concurrent: small dyadic W and p, so b = −W p is exact in float64 (one common point)."""
+    rng = np.random.default_rng(seed)
+    W = rng.integers(-8, 9, (m, d)) / 8.0
+    W[np.all(W == 0, axis=1), 0] = 1.0
+    p = rng.integers(-2, 3, d) / 16.0
+    return W, -W @ p, rng.integers(-8, 9, m) / 8.0, rng.integers(-2, 3, d) / 32.0
+
+
 def _check_two_sided(L, br, rel_gap, converged=("gap reached",)):
     """exact − lower ≥ 0 and upper − exact ≥ 0, decided exactly (Lip² = a + b√D against Fractions); the
     gap is within rel_gap when the method reports convergence."""
@@ -187,13 +205,15 @@ def _check_two_sided(L, br, rel_gap, converged=("gap reached",)):
 
 BALL_CASES = [("rand", 2, 6, 20, 1.0), ("rand", 3, 8, 21, 0.7), ("rand", 5, 9, 22, 1.5), ("rand", 8, 10, 23, 1.0),
               ("paper", 8, 10, 0, 1.0), ("paper", 6, 10, 1, 2.0), ("degen", 3, 8, 24, 1.0),
-              ("degen", 6, 9, 25, 1.0)]
+              ("degen", 6, 9, 25, 1.0), ("conc", 4, 9, 26, 1.0), ("conc", 6, 10, 27, 1.0),
+              ("conc_exact", 4, 9, 28, 1.0), ("conc_exact", 5, 10, 29, 1.0)]
 
 
 @pytest.mark.parametrize("kind,d,m,seed,R", BALL_CASES)
 @pytest.mark.parametrize("rel_gap", [0.0, 0.01])
 def test_ball_two_sided_against_exact(kind, d, m, seed, R, rel_gap):
-    W, b, a, v = {"rand": _net, "paper": _paper_net, "degen": _degenerate}[kind](d, m, seed)
+    W, b, a, v = {"rand": _net, "paper": _paper_net, "degen": _degenerate, "conc": _concurrent,
+                  "conc_exact": _concurrent_exact}[kind](d, m, seed)
     L = K.lipschitz((W, b, a, v, 0.0), K.Ball(d, R))
     assert L.exact                               # the exact facet recursion (numerics.rob.ball)
     br = certified_bracket(W, b, a, v, sphere=False, R=R, rel_gap=rel_gap, time_limit=30)

@@ -17,6 +17,8 @@ three planes through 0, two     (the rational net as float64 gives it, found by 
 nearly parallel                 the exact B_R routine against max ‖g_σ‖² over all 2³ patterns, attained by an
                                 exact rational witness in the thin wedge (the SOCP brute force cannot resolve
                                 wedges of angle ~1e-16): equal as rationals
+hyperplanes through one point,  d = 4 (b = −Wp rounded: ~1e-17 apart): the bracket at rel_gap 0 contains the exact
+as float64 rounds them          B_R routine's constant, closes, and its lower end is re-proved from its witness
 tangent, repeated and opposite  d = 6: the certified bracket contains the brute force's exact value; its lower
 hyperplanes in B_1              end is re-proved from its witness (a rational point inside the ball, its pattern
                                 exact, ‖g‖ ≥ lower)
@@ -153,6 +155,39 @@ def _tangent_bracket() -> dict:
             "ok": bool(contains and reproved)}
 
 
+def _concurrent_bracket() -> dict:
+    """Nine hyperplanes meant to pass through one point p of B_1 ⊂ R⁴, b = −Wp as float64 rounds it: they miss p by
+    ~1e-17 and bound cells there of that size. The bracket (rel_gap = 0) against the exact B_R routine, and its
+    lower end re-proved from its witness."""
+    from numerics.rob.bracket import certified_bracket
+
+    rng = np.random.default_rng([26, 4, 9])
+    W = rng.standard_normal((9, 4)) / 2.0
+    rng.standard_normal(9)                      # (the biases of the paper-like net, replaced below)
+    a = rng.standard_normal(9) / 3.0
+    v = 0.01 * rng.standard_normal(4)
+    p = np.random.default_rng(26).standard_normal(4)
+    p *= 0.3 / np.linalg.norm(p)
+    b = -W @ p
+    Wq = [[F(float(x)) for x in r] for r in W]
+    bq, aq, vq = ([F(float(x)) for x in t] for t in (b, a, v))
+    ref = rob.lipschitz((Wq, bq, aq, vq, F(0)), rob.Ball(4, 1))
+    B = certified_bracket(W, b, a, v, sphere=False, R=1.0, rel_gap=0.0, time_limit=30)
+    contains = bool(ref.exact and E.QNum(F(B.lower) ** 2).cmp(ref.value2) <= 0
+                    and E.QNum(F(B.upper) ** 2).cmp(ref.value2) >= 0)
+    x = [F(t) for t in B.witness_point]
+    z = [E.dot(w, x) + bj for w, bj in zip(Wq, bq, strict=True)]
+    g = list(vq)
+    for j, zj in enumerate(z):
+        if zj > 0:
+            g = [s + aq[j] * t for s, t in zip(g, Wq[j], strict=True)]
+    reproved = E.dot(x, x) < 1 and all(zj != 0 for zj in z) and F(B.lower) ** 2 <= E.dot(g, g)
+    closed = B.status in ("gap reached", "exhausted")
+    return {"case": "B_1 ⊂ R⁴: nine hyperplanes through one point, ~1e-17 apart (bracket, rel_gap 0)",
+            "lower": B.lower, "upper": B.upper, "exact": float(ref.upper), "status": B.status,
+            "contains": contains, "lower_reproved": bool(reproved), "ok": bool(contains and reproved and closed)}
+
+
 def _tangent_caps() -> dict:
     """S³: caps {x₁ > 3/5} and {x₂ > 4/5} exactly tangent (arccos 3/5 + arccos 4/5 = π/2), a third disjoint: the
     cap-overlap bracket (its tangent pair undecided by intervals) against the disjoint-caps closed form, exact."""
@@ -199,7 +234,8 @@ def _arc_wrap() -> dict:
             "ok": fd <= L * (1 + 1e-9) and (L - fd) / L <= 1e-4}
 
 
-CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _tangent_caps, _count_ties, _arc_wrap)
+CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps, _count_ties,
+         _arc_wrap)
 
 
 def level_F(ctx: Context) -> Outcome:
@@ -213,7 +249,8 @@ def level_F(ctx: Context) -> Outcome:
               "reached_counts": reached}
     summary = (f"{len(rows) - len(wrong)}/{len(rows)} exact-tie inputs agree with exact references (Op = c, a kink "
                f"circle of radius 1e-15 on S², near-parallel planes in B_3/2, tangent/repeated/opposite hyperplanes "
-               f"in the d = 6 bracket with its lower end re-proved from the witness, tangent caps on S³, counts on "
+               f"in the d = 6 bracket with its lower end re-proved from the witness, hyperplanes through one point "
+               f"~1e-17 apart in the d = 4 bracket at rel_gap 0, tangent caps on S³, counts on "
                f"their thresholds, an S¹ arc across 2π); exact fall-backs reached: "
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")

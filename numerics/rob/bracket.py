@@ -261,18 +261,45 @@ class _Net:
         and T² ≥ R²‖Σ y'_j s_j W_j‖² prove that {‖x‖ < R, s_j(W_j x + b_j) > 0 ∀j} is empty (else
         Σ y'_j s_j(W_j x + b_j) > 0 but it is < R‖Σ y' s W‖ + T ≤ 0, or = T ≤ 0 when Σ y' s W = 0). This
         decides repeated and opposite hyperplanes and kinks tangent to the ball, where the closed system is
-        feasible. y' is the solver's y snapped to a grid, or its projection onto the kernel of [s_j W_j]."""
+        feasible. y' is the solver's y snapped to a grid, or its projection onto the kernel of [s_j W_j]; when
+        those fail (an interior-point y has a large support: concurrent hyperplanes), a basic solution of the LP
+        min Σ y_j s_j b_j s.t. Σ y_j s_j W_j = 0, Σ y = 1, y ≥ 0 (HiGHS, support ≤ d + 1) is tried the same way."""
         reach("rob.bracket/farkas_exact")
         y = np.maximum(np.asarray(y, float), 0.0)
         mx = float(np.max(y)) if y.size else 0.0
         if not mx > 0 or not math.isfinite(mx):
             return False
         S = np.flatnonzero(y > 1e-7 * mx)
-        if S.size > 2 * self.d + 2:
+        if S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, y[S] / mx):
+            return True
+        yb = self._basic_kernel_y(idx, sg)
+        if yb is None:
             return False
+        mb = float(np.max(yb))
+        S = np.flatnonzero(yb > 1e-9 * mb)
+        return bool(S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, yb[S] / mb))
+
+    def _basic_kernel_y(self, idx, sg):
+        """A vertex of {y ≥ 0, Σ y = 1, Σ y_j s_j W_j = 0} minimising Σ y_j s_j b_j, when that minimum is ≤ 0
+        (floats from HiGHS; only a candidate: the certificate is checked exactly)."""
+        from scipy.optimize import linprog
+
+        W, b = self.W[np.asarray(idx, int)], self.b[np.asarray(idx, int)]
+        Aeq = np.vstack([(sg[:, None] * W).T, np.ones((1, len(idx)))])
+        beq = np.r_[np.zeros(self.d), 1.0]
+        try:
+            res = linprog(sg * b, A_eq=Aeq, b_eq=beq, bounds=(0, None), method="highs-ds")
+        except Exception:       # noqa: BLE001 - a failed candidate search only means no certificate
+            return None
+        if res.status != 0 or res.fun > 1e-9 * (1 + float(np.max(np.abs(b)))):
+            return None
+        return np.maximum(res.x, 0.0)
+
+    def _certificate_exact(self, idx, sg, S, ys):
+        """The exact test of the module docstring on the support S with float weights ys (scaled to max 1)."""
         rows = [int(idx[j]) for j in S]
         sq = [int(sg[j]) for j in S]
-        cands = [[fmpq(int(round(y[j] / mx * 2 ** 30)), 2 ** 30) for j in S]]
+        cands = [[fmpq(int(round(t * 2 ** 30)), 2 ** 30) for t in ys]]
         n, d = len(S), self.d
         M = fmpq_mat(d, n, [sq[c] * self.Wq[rows[c], r] for r in range(d) for c in range(n)])
         Rr, rank = M.rref()
@@ -307,6 +334,69 @@ class _Net:
                 return True
         return False
 
+
+    def zoom(self, idx, sg, x):
+        """Decide a pattern whose SOCP margin is ~0 and whose Farkas certificates failed, in the ball: hyperplanes
+        that (nearly) meet at one interior point, so that the cell, if any, is tiny (floats cannot see it). With p
+        the exact rational least-squares point of the hyperplanes through ~x, r_j = W_j·p + b_j exactly, κ a power
+        of two ≥ max |r_j| over them, the LP max t s.t. s_j(r_j/κ + W_j·ζ) ≥ t‖W_j‖, ‖ζ‖_∞ ≤ 1 is well scaled:
+        t* > 0 gives the candidate x = p + κζ (returned as exact rationals, to be checked exactly by the caller);
+        t* ≈ 0 sends the near rows to the exact certificate test. Returns ("point", xq), ("empty", None) or None."""
+        from scipy.optimize import linprog
+
+        if self.sphere or not self.hyper_exact or x is None:
+            return None
+        idx = np.asarray(idx, int)
+        W, b, nw = self.W[idx], self.b[idx], self.nW[idx]
+        z = W @ x + b
+        near = np.abs(z) <= 1e-6 * (nw + np.abs(b))          # the hyperplanes through ~x: they fix p
+        if not near.any():
+            return None
+        Wn = W[near]
+        corr = np.linalg.lstsq(Wn, Wn @ x + b[near], rcond=None)[0]
+        p = x - corr
+        if not np.all(np.isfinite(p)) or float(p @ p) >= (self.R * (1 - 1e-6)) ** 2:
+            return None
+        reach("rob.bracket/zoom_exact")
+        pq = [_q(t) for t in p]
+        P = fmpq_mat(self.d, 1, pq)
+        Z = self.Wq * P
+        r = [Z[int(j), 0] + self.bq[int(j)] for j in idx]
+        rf = np.array([float(Fraction(int(t.p), int(t.q))) for t in r])
+        near = np.abs(rf) <= 1e-12 * (nw + np.abs(b))        # through p up to rounding: the zoomed rows
+        if not near.any():
+            return None
+        Wn = W[near]
+        rn = np.abs(rf[near])
+        kap = float(np.max(rn))
+        far = ~near
+        kap_e = math.frexp(kap)[1] if kap > 0 else -40
+        kappa = math.ldexp(1.0, kap_e)                 # a power of two ≥ max |r_near| (exact scaling)
+        if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(self.d) * kappa * nw[far]):
+            return None                                # far rows not clearly on their side at p: not a tiny cell
+        Ws = sg[near][:, None] * Wn
+        A = np.hstack([-Ws, nw[near][:, None]])
+        rhs = sg[near] * rf[near] / kappa
+        res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=rhs,
+                      bounds=[(-1, 1)] * self.d + [(None, 1.0)], method="highs")
+        if res.status != 0:
+            return None
+        t = -res.fun
+        if t > 1e-7:
+            zeta = res.x[:self.d]
+            kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
+            return "point", [pq[k] + kq * _q(zeta[k]) for k in range(self.d)]
+        rows, sn = idx[near], sg[near]
+        # the scaled LP's duals: y ≥ 0 with Σ y_j s_j W_j ≈ 0 and Σ y_j s_j r_j/κ ≈ t* < 0 — at this scale a robust
+        # candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the exact b).
+        for yc in (np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0), self._basic_kernel_y(rows, sn)):
+            if yc is None or not np.any(yc > 0):
+                continue
+            mb = float(np.max(yc))
+            S = np.flatnonzero(yc > 1e-9 * mb)
+            if S.size <= 2 * self.d + 2 and self._certificate_exact(rows, sn, S, yc[S] / mb):
+                return "empty", None
+        return None
 
     def sphere_cell_up(self, idx, sg, x_hint):
         """Proved upper bound of τ = (‖g‖² − (g·x)²)^½ over the closed cell (signs sg on idx, all units) ∩ S:
@@ -455,6 +545,14 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             t, x, y = res
             if t <= 1e-9:
                 if net.farkas(idx, sg, y):
+                    continue
+                zm = net.zoom(idx, sg, x)
+                if zm is not None and zm[0] == "empty":
+                    continue
+                want = np.zeros(m, bool)
+                want[idx] = sg > 0                  # the leaf's pattern, in the units' own order
+                if zm is not None and srch.offer_exact(zm[1], pattern=tuple(bool(w) for w in want)):
+                    heapq.heappush(h, (nV, i, True))
                     continue
                 if t <= 0:
                     return V

@@ -57,6 +57,19 @@ class LowerSearch:
                          low=self._low_of(r[0]))
         return True
 
+    def offer_exact(self, xq, pattern=None):
+        """Try the exact rational point xq (fmpq list); with ``pattern`` (one bool per unit), only if xq lies in that
+        cell. True if it is a genuine point (of that cell); the lower end is raised if its value is larger."""
+        r = self.net.exact(xq)
+        if r is None:
+            return False
+        if pattern is not None and tuple(pattern) != tuple(r[1]):
+            return False
+        if r[0] > self.best["v2"]:
+            self.best.update(v2=r[0], x=tuple(Fraction(int(t.p), int(t.q)) for t in xq), pat=r[1],
+                             low=self._low_of(r[0]))
+        return True
+
     def offer_in(self, x, t):
         """Ball: a point of margin t, shrunk towards 0 by less than its margin."""
         R = self.R
