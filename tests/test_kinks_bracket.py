@@ -222,6 +222,20 @@ def test_ball_two_sided_against_exact(kind, d, m, seed, R, rel_gap):
     _verify_witness(W, b, a, v, br, False, R)
 
 
+def test_a_cell_of_size_1e_21_is_found_and_is_the_maximum():
+    """x > 0, y > 0, x + y < 2⁻⁷⁰: a triangle of size ~1e-21 where g = 2(1, 1) (elsewhere ‖g‖ ≤ √2 + 0.02), next to a
+    fourth line 1e-13 away that sets the first zoom's scale too coarse: the second zoom finds a rational point in
+    it. The exact B_R routine is the reference; a cell declared empty from the floats alone would put the upper end
+    below it."""
+    W = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
+    b, a, v = np.array([0.0, 0.0, 2.0 ** -70, 1e-13]), np.array([1.0, 1.0, -1.0, 0.01]), np.zeros(2)
+    L = K.lipschitz((W, b, a, v, 0.0), K.Ball(2, 1))
+    br = certified_bracket(W, b, a, v, sphere=False, rel_gap=0.0, time_limit=20)
+    _check_two_sided(L, br, 0.0, ("gap reached", "exhausted"))
+    assert br.status in ("gap reached", "exhausted") and br.lower > 2.8
+    _verify_witness(W, b, a, v, br, False, 1.0)
+
+
 @pytest.mark.parametrize("kind,m,seed", [("rand", 6, 30), ("rand", 9, 31), ("paper", 10, 2), ("degen", 8, 32)])
 def test_sphere_two_sided_against_exact_s2(kind, m, seed):
     W, b, a, v = {"rand": _net, "paper": _paper_net, "degen": _degenerate}[kind](3, m, seed)

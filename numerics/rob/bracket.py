@@ -341,7 +341,8 @@ class _Net:
         the exact rational least-squares point of the hyperplanes through ~x, r_j = W_j·p + b_j exactly, κ a power
         of two ≥ max |r_j| over them, the LP max t s.t. s_j(r_j/κ + W_j·ζ) ≥ t‖W_j‖, ‖ζ‖_∞ ≤ 1 is well scaled:
         t* > 0 gives the candidate x = p + κζ (returned as exact rationals, to be checked exactly by the caller);
-        t* ≈ 0 sends the near rows to the exact certificate test. Returns ("point", xq), ("empty", None) or None."""
+        t* ≈ 0 sends the near rows to the exact certificate test; 0 < t* ≤ 1e-7 (a cell far smaller than κ) zooms
+        again at x with the rows tight there (at most four rounds). Returns ("point", xq), ("empty", None) or None."""
         from scipy.optimize import linprog
 
         if self.sphere or not self.hyper_exact or x is None:
@@ -359,43 +360,45 @@ class _Net:
             return None
         reach("rob.bracket/zoom_exact")
         pq = [_q(t) for t in p]
-        P = fmpq_mat(self.d, 1, pq)
-        Z = self.Wq * P
-        r = [Z[int(j), 0] + self.bq[int(j)] for j in idx]
-        rf = np.array([float(Fraction(int(t.p), int(t.q))) for t in r])
-        near = np.abs(rf) <= 1e-12 * (nw + np.abs(b))        # through p up to rounding: the zoomed rows
-        if not near.any():
-            return None
-        Wn = W[near]
-        rn = np.abs(rf[near])
-        kap = float(np.max(rn))
-        far = ~near
-        kap_e = math.frexp(kap)[1] if kap > 0 else -40
-        kappa = math.ldexp(1.0, kap_e)                 # a power of two ≥ max |r_near| (exact scaling)
-        if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(self.d) * kappa * nw[far]):
-            return None                                # far rows not clearly on their side at p: not a tiny cell
-        Ws = sg[near][:, None] * Wn
-        A = np.hstack([-Ws, nw[near][:, None]])
-        rhs = sg[near] * rf[near] / kappa
-        res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=rhs,
-                      bounds=[(-1, 1)] * self.d + [(None, 1.0)], method="highs")
-        if res.status != 0:
-            return None
-        t = -res.fun
-        if t > 1e-7:
-            zeta = res.x[:self.d]
+        thr = 1e-12 * (nw + np.abs(b))                      # through p up to rounding: the zoomed rows
+        for _ in range(4):                                  # a cell far smaller than κ: zoom again at its point
+            Z = self.Wq * fmpq_mat(self.d, 1, pq)
+            r = [Z[int(j), 0] + self.bq[int(j)] for j in idx]
+            rf = np.array([float(Fraction(int(t.p), int(t.q))) for t in r])
+            near = np.abs(rf) <= thr
+            if not near.any():
+                return None
+            Wn, rn, far = W[near], np.abs(rf[near]), ~near
+            kap = float(np.max(rn))
+            kap_e = math.frexp(kap)[1] if kap > 0 else -40
+            kappa = math.ldexp(1.0, kap_e)             # a power of two ≥ max |r_near| (exact scaling)
+            if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(self.d) * kappa * nw[far]):
+                return None                            # far rows not clearly on their side at p: not a tiny cell
+            A = np.hstack([-sg[near][:, None] * Wn, nw[near][:, None]])
+            res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
+                          bounds=[(-1, 1)] * self.d + [(None, 1.0)], method="highs")
+            if res.status != 0:
+                return None
+            t = -res.fun
             kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
-            return "point", [pq[k] + kq * _q(zeta[k]) for k in range(self.d)]
-        rows, sn = idx[near], sg[near]
-        # the scaled LP's duals: y ≥ 0 with Σ y_j s_j W_j ≈ 0 and Σ y_j s_j r_j/κ ≈ t* < 0 — at this scale a robust
-        # candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the exact b).
-        for yc in (np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0), self._basic_kernel_y(rows, sn)):
-            if yc is None or not np.any(yc > 0):
-                continue
-            mb = float(np.max(yc))
-            S = np.flatnonzero(yc > 1e-9 * mb)
-            if S.size <= 2 * self.d + 2 and self._certificate_exact(rows, sn, S, yc[S] / mb):
-                return "empty", None
+            xz = [pq[k] + kq * _q(res.x[k]) for k in range(self.d)]
+            if t > 1e-7:
+                return "point", xz
+            rows, sn = idx[near], sg[near]
+            # the scaled LP's duals: y ≥ 0 with Σ y_j s_j W_j ≈ 0 and Σ y_j s_j r_j/κ ≈ t* < 0 — at this scale a
+            # robust candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the
+            # exact b).
+            for yc in (np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0), self._basic_kernel_y(rows, sn)):
+                if yc is None or not np.any(yc > 0):
+                    continue
+                mb = float(np.max(yc))
+                S = np.flatnonzero(yc > 1e-9 * mb)
+                if S.size <= 2 * self.d + 2 and self._certificate_exact(rows, sn, S, yc[S] / mb):
+                    return "empty", None
+            if not t > 0:
+                return None
+            pq = xz                                    # 0 < t* ≤ 1e-7: the LP's rows tight at xz are the new core
+            thr = 1e-4 * kappa * nw
         return None
 
     def sphere_cell_up(self, idx, sg, x_hint):
