@@ -205,8 +205,9 @@ def _header_rows(path: Path) -> int:
 def ws_section(model, X, y, log) -> dict[str, Any]:
     from scipy.sparse.linalg import LinearOperator, eigsh
 
-    from numerics.interop import ce_hessian_moments_from_module, unpack
+    from numerics.interop import unpack
     from numerics.ws import lambda_sup_grad, ws_bounds
+    from numerics.ws.modules import ce_hessian_moments_from_module
     from numerics.ws.reference import hvp_operator
 
     net = unpack(model)
@@ -266,7 +267,8 @@ def _lanczos_lmax(hvp, D: int):
 
 def softmax_section(model, X, y, log) -> dict[str, Any]:
     """ws for a Linear(N, C) head, C >= 2: softmax cross-entropy with labels 0..C−1."""
-    from numerics.interop import softmax_hessian_moments_from_module, unpack
+    from numerics.interop import unpack
+    from numerics.ws.modules import softmax_hessian_moments_from_module
     from numerics.ws.reference import softmax_hvp_operator
 
     net = unpack(model)

@@ -13,13 +13,14 @@ Activations: ``Sigmoid``, ``Tanh``, ``Softplus(beta)`` (the smooth function log(
 (ReLU(t)^p, c = p homogeneous). A module of another shape, or another activation, gets a ValueError that
 names the offending layer and says what would work.
 
-The three entry points, re-exported under the papers' public modules:
+This module only reads: it imports none of the papers' evaluators, which import it. The entry points live with
+their papers (and are re-exported under the papers' public modules):
 
-* ``numerics.moments.ce_hessian_moments_from_module(model, X, y)`` (smooth activation, ``Linear(N, 1)``: BCE);
-* ``numerics.moments.softmax_hessian_moments_from_module(model, X, y)`` (smooth, ``Linear(N, C)``, C >= 2:
+* ``numerics.ws.modules.ce_hessian_moments_from_module(model, X, y)`` (smooth activation, ``Linear(N, 1)``: BCE);
+* ``numerics.ws.modules.softmax_hessian_moments_from_module(model, X, y)`` (smooth, ``Linear(N, C)``, C >= 2:
   softmax cross-entropy; the number of outputs says which loss);
-* ``numerics.flatness.upsilon_from_module(model, X)`` (homogeneous activation, no biases, ``Linear(N, 1)``);
-* ``numerics.kinks.lipschitz_from_module(model, domain)`` (ReLU or LeakyReLU).
+* ``numerics.flat.modules.upsilon_from_module(model, X)`` (homogeneous activation, no biases, ``Linear(N, 1)``);
+* ``numerics.rob.lipschitz.lipschitz_from_module(model, domain)`` (ReLU or LeakyReLU).
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TwoLayer", "unpack", "to_numpy", "ce_hessian_moments_from_module",  # and ReLUPower (lazy)
-           "softmax_hessian_moments_from_module",
-           "upsilon_from_module", "lipschitz_from_module", "SMOOTH", "HOMOGENEOUS", "PIECEWISE_LINEAR"]
+__all__ = ["TwoLayer", "unpack", "to_numpy", "SMOOTH", "HOMOGENEOUS", "PIECEWISE_LINEAR",  # and ReLUPower (lazy)
+           "activation_spec", "suite_version", "save_safetensors", "read_safetensors_metadata"]
+
+# the evaluators of a module live with their papers (this module reads modules and imports none of them); the old
+# names here are resolved lazily, by name, for code written against them
+_MOVED = {"ce_hessian_moments_from_module": "numerics.ws.modules",
+          "softmax_hessian_moments_from_module": "numerics.ws.modules",
+          "upsilon_from_module": "numerics.flat.modules", "lipschitz_from_module": "numerics.rob.lipschitz"}
 
 SMOOTH = ("Sigmoid", "Tanh", "Softplus", "GELU")
 HOMOGENEOUS = ("ReLU", "LeakyReLU", "ReLUPower")
@@ -76,6 +82,10 @@ def _relu_power_module():
 
 
 def __getattr__(name):  # ReLUPower is built lazily so that importing numerics does not import torch
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
     if name == "ReLUPower":
         cls = _relu_power_module()
         globals()["ReLUPower"] = cls
@@ -101,6 +111,14 @@ class TwoLayer:
     def kind(self) -> str:
         return "smooth" if self.activation in SMOOTH else "piecewise-linear" if self.activation in \
             PIECEWISE_LINEAR else "homogeneous"
+
+    def require_one_output(self, what: str) -> None:
+        """ValueError unless the head is ``Linear(N, 1)`` (``what`` names the caller in the message)."""
+        if self.V.shape[0] != 1:
+            hint = (": for C >= 2 outputs use softmax_hessian_moments_from_module (softmax cross-entropy)"
+                    if what.startswith("ce_") else "")
+            raise ValueError(f"{what} needs a Linear(N, 1) head (binary cross-entropy on one logit); this module's "
+                             f"head is Linear({self.V.shape[1]}, {self.V.shape[0]}){hint}")
 
     def smooth_activation(self):
         """The ws activation: a name or a SymPy expression (for Softplus(beta ≠ 1) and GELU-tanh)."""
@@ -206,84 +224,6 @@ def unpack(model) -> TwoLayer:
             else "the float64 network")
     note = "; ".join([f"analysed: {what}", *notes])
     return TwoLayer(W, b, V, c, act_kind, params, dtype, note, (lin1, act, lin2))
-
-
-def _one_output(net: TwoLayer, what: str) -> None:
-    if net.V.shape[0] != 1:
-        hint = (": for C >= 2 outputs use softmax_hessian_moments_from_module (softmax cross-entropy)"
-                if what.startswith("ce_") else "")
-        raise ValueError(f"{what} needs a Linear(N, 1) head (binary cross-entropy on one logit); this module's "
-                         f"head is Linear({net.V.shape[1]}, {net.V.shape[0]}){hint}")
-
-
-def ce_hessian_moments_from_module(model, X, y, **kw):
-    """:func:`numerics.ws.ce_hessian_moments` of a smooth ``Linear(M, N) → φ → Linear(N, 1)`` module; the
-    result has an extra attribute ``source`` (:class:`TwoLayer`) recording what was analysed."""
-    from numerics.ws import ce_hessian_moments
-
-    net = unpack(model)
-    _one_output(net, "ce_hessian_moments_from_module")
-    act = net.smooth_activation()
-    bias = net.b is not None or net.c is not None
-    b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
-    c = float(net.c[0]) if net.c is not None else (0.0 if bias else None)
-    out = ce_hessian_moments(net.W, b, net.V[0], c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
-    object.__setattr__(out, "source", net)  # the result may be a frozen dataclass
-    return out
-
-
-def softmax_hessian_moments_from_module(model, X, y, **kw):
-    """:func:`numerics.ws.softmax.softmax_hessian_moments` of a smooth ``Linear(M, N) → φ → Linear(N, C)`` module,
-    C >= 2 (mean softmax cross-entropy on the C logits, labels y in 0..C−1, as ``nn.CrossEntropyLoss``).
-
-    The head says which loss: one output is binary cross-entropy on one logit
-    (:func:`ce_hessian_moments_from_module`, as ``nn.BCEWithLogitsLoss``), C >= 2 outputs are softmax
-    cross-entropy (this function). A layer without a bias has its bias fixed at 0 when the other layer has one
-    (it is then a parameter of θ, as in the binary adapter); with neither, θ = (vec W, vec V), D = N(M+C).
-    The result has an extra attribute ``source`` (:class:`TwoLayer`)."""
-    from numerics.ws.softmax import softmax_hessian_moments
-
-    net = unpack(model)
-    C, N = net.V.shape
-    if C < 2:
-        raise ValueError(f"softmax_hessian_moments_from_module needs a Linear(N, C) head with C >= 2 outputs; this "
-                         f"module's head is Linear({N}, 1): for one logit use ce_hessian_moments_from_module (BCE)")
-    act = net.smooth_activation()
-    bias = net.b is not None or net.c is not None
-    b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
-    c = net.c if net.c is not None else (np.zeros(C) if bias else None)
-    out = softmax_hessian_moments(net.W, b, net.V, c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
-    object.__setattr__(out, "source", net)
-    return out
-
-
-def upsilon_from_module(model, X):
-    """Υ (:func:`numerics.flat.upsilon`) of a homogeneous ``Linear(d, m, bias=False) → σ → Linear(m, 1)``
-    module (flat's model h(x) = Σ_j a_j σ(θ_j·x) has no biases)."""
-    from numerics.flat import upsilon
-
-    net = unpack(model)
-    _one_output(net, "upsilon_from_module")
-    act = net.homogeneous_activation()
-    for nm, arr in (("first", net.b), ("second", net.c)):
-        if arr is not None and np.any(arr != 0):
-            raise ValueError(f"the {nm} Linear layer has a nonzero bias; the flatness model h(x) = Σ a_j σ(θ_j·x) "
-                             "has none: build it with bias=False")
-    return upsilon(net.V[0], net.W, to_numpy(X), act)
-
-
-def lipschitz_from_module(model, domain, **kw):
-    """:func:`numerics.rob.lipschitz` of a ReLU/LeakyReLU ``Linear(d, m) → ψ → Linear(m, 1)`` module."""
-    from numerics.rob import lipschitz
-
-    net = unpack(model)
-    _one_output(net, "lipschitz_from_module")
-    psi = net.piecewise_linear()
-    m, d = net.W.shape
-    b = net.b if net.b is not None else np.zeros(m)
-    c = float(net.c[0]) if net.c is not None else 0.0
-    return lipschitz((net.W, b, net.V[0], np.zeros(d), c), domain, activation=psi, **kw)
-
 
 
 # ------------------------------------------------------------------------------------ weights that describe themselves

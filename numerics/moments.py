@@ -1,6 +1,6 @@
 """``numerics.moments``: the public name of :mod:`numerics.ws.moments` (re-export only)."""
 
-from numerics.interop import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
+from numerics.ws.modules import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
 from numerics.ws.moments import (
                                  HessianMoments,
                                  LambdaSupGrad,

@@ -75,6 +75,7 @@ from numerics.flat.duality import (
     solve_p1,
 )
 from numerics.flat.inputs import as_array, check_inputs
+from numerics.flat.modules import upsilon_from_module
 from numerics.flat.population import (
     monomial_pair_moment,
     pair_expectation_quad,
@@ -98,7 +99,6 @@ from numerics.flat.trace import (
     upsilon_mp,
 )
 from numerics.flat.weighted_l1 import L1Result, interpolates, lstsq_correct, shifted_cholesky, weighted_l1_min
-from numerics.interop import upsilon_from_module
 from numerics.namespaces import MP, NP
 
 __all__ = [

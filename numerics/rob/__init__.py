@@ -33,7 +33,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from numerics.interop import lipschitz_from_module
 from numerics.rob.canonical import Canonical, canonicalize
 from numerics.rob.circle import KinkCoincidenceWarning
 from numerics.rob.lemmas import (
@@ -59,7 +58,16 @@ from numerics.rob.lemmas import (
     value_mass_rigid_coefficient,
     well_served,
 )
-from numerics.rob.lipschitz import MP_DPS, Lipschitz, Rigidity, caps_disjoint, cost_model, lipschitz, rigidity
+from numerics.rob.lipschitz import (
+    MP_DPS,
+    Lipschitz,
+    Rigidity,
+    caps_disjoint,
+    cost_model,
+    lipschitz,
+    lipschitz_from_module,
+    rigidity,
+)
 from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, as_exact, as_float, evaluate, f64
 from numerics.rob.single_pole import single_pole_lipschitz
 

@@ -51,7 +51,8 @@ from numerics.rob.interval import Undecided
 from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
 from numerics.rob.sphere2 import lipschitz_s2
 
-__all__ = ["Lipschitz", "lipschitz", "rigidity", "Rigidity", "caps_disjoint", "cost_model", "MP_DPS"]
+__all__ = ["Lipschitz", "lipschitz", "lipschitz_from_module", "rigidity", "Rigidity", "caps_disjoint", "cost_model",
+           "MP_DPS"]
 
 MP_DPS = 50
 
@@ -157,7 +158,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
     ``net`` is a net tuple, a :class:`Canonical`, or a torch module ``Linear → ReLU/LeakyReLU → Linear``
-    (read by :func:`numerics.interop.lipschitz_from_module`). ``samples`` and ``seed`` seed
+    (read by :func:`lipschitz_from_module`). ``samples`` and ``seed`` seed
     the bracket's search; ``data_points`` (points of the domain, e.g. training data) seed its lower end.
     ``progress``: None (quiet), True (progress lines on stderr), or a callable ``progress(done, total)``.
     ``parallel_reduction=False`` disables the exact reduction of sphere nets whose kink normals are all ±u₀
@@ -166,8 +167,6 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
     this many cliques (0 disables it).
     """
     if hasattr(net, "named_modules"):  # a torch module
-        from numerics.interop import lipschitz_from_module
-
         return lipschitz_from_module(net, domain, samples=samples, seed=seed, max_exact_units=max_exact_units,
                                      max_flats=max_flats, time_limit=time_limit, rel_gap=rel_gap,
                                      data_points=data_points, progress=progress, max_cliques=max_cliques)
@@ -493,3 +492,17 @@ def rigidity(net, domain, *, activation: PiecewiseLinear = RELU, **kw) -> Rigidi
         four = E.QNum(4 * q.a, 4 * q.b, q.D)
         holds = all(E.QNum(x).cmp(four) <= 0 for x in j2)
     return Rigidity(w, L, top / (2 * up) if up > 0 else (math.inf if top > 0 else 0.0), holds)
+
+
+def lipschitz_from_module(model, domain, **kw):
+    """:func:`lipschitz` of a ReLU/LeakyReLU ``Linear(d, m) → ψ → Linear(m, 1)`` module (read by
+    :func:`numerics.interop.unpack`)."""
+    from numerics.interop import unpack
+
+    net = unpack(model)
+    net.require_one_output("lipschitz_from_module")
+    psi = net.piecewise_linear()
+    m, d = net.W.shape
+    b = net.b if net.b is not None else np.zeros(m)
+    c = float(net.c[0]) if net.c is not None else 0.0
+    return lipschitz((net.W, b, net.V[0], np.zeros(d), c), domain, activation=psi, **kw)

@@ -11,8 +11,8 @@ module             concern
 =================  ==========================================================================
 """
 
-from numerics.interop import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
 from numerics.ws.activations import SmoothActivation, get_activation
+from numerics.ws.modules import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
 from numerics.ws.moments import (
                                  HessianMoments,
                                  LambdaSupGrad,

@@ -94,7 +94,7 @@ class CurvatureMonitor:
             L = lipschitz(model, self.domain, time_limit=self.time_limit)
             row.update(lip_lower=float(L.lower), lip_upper=float(L.upper))
         else:
-            from numerics.interop import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
+            from numerics.ws.modules import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
 
             fn = ce_hessian_moments_from_module if net.V.shape[0] == 1 else softmax_hessian_moments_from_module
             m = fn(model, self.X, self.y)
