@@ -1,4 +1,4 @@
-"""The dps= path of ce_hessian_moments in arb ball arithmetic (numerics.ws._arb) against the mpmath path."""
+"""The dps= path of ce_hessian_moments in arb ball arithmetic (numerics.ws.arb_balls) against the mpmath path."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sympy as sp
 from flint import arb, ctx
 
 from numerics._derived import ws as kernels
-from numerics.ws import _arb, ce_hessian_moments
+from numerics.ws import arb_balls as ab
+from numerics.ws import ce_hessian_moments
 from numerics.ws.activations import get_activation
 from numerics.ws.moments import PrecisionWarning, _moments, validate_net
 
@@ -66,14 +67,14 @@ def test_the_unrounded_ball_contains_the_80_digit_value(kind, act):
     args, bias, act, block = _net(kind, act)
     W, b, v, c, X, y = validate_net(*args, bias=bias)
     const = kernels.OUTPUT_BIAS if bias else dict.fromkeys(kernels.OUTPUT_BIAS, 0)
-    tr, tr2, rigorous, prec = _arb.moments_arb(W, b, v, c, X, y, get_activation(act), 50, moments=_moments,
+    tr, tr2, rigorous, prec = ab.moments_arb(W, b, v, c, X, y, get_activation(act), 50, moments=_moments,
                                                bias=bias, n=X.shape[0], kernels=kernels, block=block,
                                                bias_const=const)
     hi = ce_hessian_moments(*args, act, bias=bias, dps=80, _dps_engine="mpmath")
-    assert rigorous and prec == _arb.bits_for(50) + 64
+    assert rigorous and prec == ab.bits_for(50) + 64
     for ball, want in ((tr, hi.trace), (tr2, hi.trace_sq)):
         with mpmath.workdps(120):
-            mid, rad = _arb.to_mpf(ball), _arb.to_mpf(ball.rad())
+            mid, rad = ab.to_mpf(ball), ab.to_mpf(ball.rad())
             assert abs(mpmath.mpf(want) - mid) <= rad
             assert rad <= mpmath.mpf(10) ** -60 * abs(mid)
 
@@ -83,10 +84,10 @@ def test_guard_bits_are_doubled_until_the_ball_fixes_dps_digits():
     W, b, v, c, X, y = validate_net(*args, bias=bias)
     kw = dict(moments=_moments, bias=bias, n=X.shape[0], kernels=kernels, block=block,
               bias_const=kernels.OUTPUT_BIAS)
-    tr, tr2, _, prec = _arb.moments_arb(W, b, v, c, X, y, get_activation(act), 50, guard_bits=1, max_doublings=0, **kw)
-    assert prec == _arb.bits_for(50) + 1 and not (_arb.accurate(tr, 50) and _arb.accurate(tr2, 50))
-    tr, tr2, _, prec = _arb.moments_arb(W, b, v, c, X, y, get_activation(act), 50, guard_bits=1, max_doublings=8, **kw)
-    assert prec > _arb.bits_for(50) + 1 and _arb.accurate(tr, 50) and _arb.accurate(tr2, 50)
+    tr, tr2, _, prec = ab.moments_arb(W, b, v, c, X, y, get_activation(act), 50, guard_bits=1, max_doublings=0, **kw)
+    assert prec == ab.bits_for(50) + 1 and not (ab.accurate(tr, 50) and ab.accurate(tr2, 50))
+    tr, tr2, _, prec = ab.moments_arb(W, b, v, c, X, y, get_activation(act), 50, guard_bits=1, max_doublings=8, **kw)
+    assert prec > ab.bits_for(50) + 1 and ab.accurate(tr, 50) and ab.accurate(tr2, 50)
 
 
 def test_wide_balls_are_returned_with_their_radius_and_a_warning(monkeypatch):
@@ -94,7 +95,7 @@ def test_wide_balls_are_returned_with_their_radius_and_a_warning(monkeypatch):
     the radii that bound them, and a PrecisionWarning (the former fallback presented 3 digits as 50)."""
     args, bias, act, _ = _net("generic", "gelu")
     ref = ce_hessian_moments(*args, act, dps=80, _dps_engine="mpmath")
-    monkeypatch.setattr(_arb, "accurate", lambda x, dps: False)
+    monkeypatch.setattr(ab, "accurate", lambda x, dps: False)
     with pytest.warns(PrecisionWarning, match="fix only about"):
         got = ce_hessian_moments(*args, act, dps=50)
     assert got.backend == "arb" and got.radius is not None
@@ -107,7 +108,7 @@ def test_wide_balls_are_returned_with_their_radius_and_a_warning(monkeypatch):
 def test_mpmath_fallback_only_for_balls_that_are_not_finite(monkeypatch):
     args, bias, act, _ = _net("generic", "gelu")
     ref = ce_hessian_moments(*args, act, dps=50, _dps_engine="mpmath")
-    monkeypatch.setattr(_arb, "moments_arb", lambda *a, **k: (arb("inf"), arb("inf"), True, 0))
+    monkeypatch.setattr(ab, "moments_arb", lambda *a, **k: (arb("inf"), arb("inf"), True, 0))
     with pytest.warns(PrecisionWarning, match="not certified"):
         got = ce_hessian_moments(*args, act, dps=50)
     assert got.backend == "mpmath" and got.radius is None and got.trace == ref.trace and got.trace_sq == ref.trace_sq
@@ -130,8 +131,8 @@ def test_a_cancellation_deeper_than_the_former_guard_bits_gets_its_digits():
     assert got.radius[0] <= abs(got.trace) * mpmath.mpf(10) ** -49
     ref = ce_hessian_moments_arb(*_DEEP, "gelu", bias=False, dps=60)  # the falsifier's proved reference
     with mpmath.workdps(60):
-        assert ref["trace"].contains(_arb.from_mpf(+tr)) is not None
-        assert _digits(_arb.to_mpf(ref["trace"]), tr) >= 55 and _digits(_arb.to_mpf(ref["trace_sq"]), tr2) >= 55
+        assert ref["trace"].contains(ab.from_mpf(+tr)) is not None
+        assert _digits(ab.to_mpf(ref["trace"]), tr) >= 55 and _digits(ab.to_mpf(ref["trace_sq"]), tr2) >= 55
     with mpmath.workdps(60):  # the fixed-precision reference really is the one that fails here
         lo = mp_trace_moments(ce_hessian_mpmath(*_DEEP, "gelu", bias=False, dps=130), 130)[0]
         assert _digits(lo, tr) < 3
@@ -165,9 +166,9 @@ def test_arb_array_products_match_numpy_on_integers():
     A, B = rng.integers(-9, 9, (4, 3)), rng.integers(-9, 9, (3, 5))
     u, w = rng.integers(-9, 9, 4), rng.integers(-9, 9, 3)
     with ctx.workprec(64):
-        Aa, Ba, ua, wa = (_arb.arb_array(x.astype(float)) for x in (A, B, u, w))
+        Aa, Ba, ua, wa = (ab.arb_array(x.astype(float)) for x in (A, B, u, w))
         for got, want in ((Aa @ Ba, A @ B), (ua @ Aa, u @ A), (Aa @ wa, A @ w), (Aa.T @ ua, A.T @ u)):
-            assert isinstance(got, _arb.ArbArray) and got.shape == want.shape
+            assert isinstance(got, ab.ArbArray) and got.shape == want.shape
             assert all(g == int(x) for g, x in zip(got.flat, want.flat, strict=True))
         s = wa @ wa
         assert isinstance(s, arb) and s == int(w @ w)
@@ -180,18 +181,18 @@ def test_mpf_arb_conversions_are_exact():
     with mpmath.workprec(400):
         x = mpmath.mpf(1) / 3 - mpmath.mpf(2) ** -390
         with ctx.workprec(53):  # far below x's 400 bits: from_mpf must not round
-            a = _arb.from_mpf(x)
+            a = ab.from_mpf(x)
             assert a.is_exact()
-        assert _arb.to_mpf(a) == x and _arb.to_mpf(_arb.from_mpf(-x)) == -x
-    assert _arb.to_mpf(arb(0)) == 0
+        assert ab.to_mpf(a) == x and ab.to_mpf(ab.from_mpf(-x)) == -x
+    assert ab.to_mpf(arb(0)) == 0
     with pytest.raises(ValueError):
-        _arb.from_mpf(mpmath.inf)
+        ab.from_mpf(mpmath.inf)
 
 
 def test_round_to_dps_bound_covers_the_rounding():
     with ctx.workprec(300):
         x = arb(1) / 7
-        out, bound = _arb.round_to_dps(x, 20)
+        out, bound = ab.round_to_dps(x, 20)
     with mpmath.workdps(100):
         exact = mpmath.mpf(1) / 7
         assert abs(exact - out) <= bound <= mpmath.mpf(10) ** -20

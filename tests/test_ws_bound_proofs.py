@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from checks.falsify import Property, Undecided, falsify
 from checks.ws.bound import bound_property
 from checks.ws.strategies import NetCase
-from numerics.ws._arb import from_mpf, proves_positive_definite, rayleigh_lower
+from numerics.ws.arb_balls import from_mpf, proves_positive_definite, rayleigh_lower
 from numerics.ws.reference import ce_hessian_arb, ce_hessian_mpmath
 
 EPS = arb(2) ** -100  # exact

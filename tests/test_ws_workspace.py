@@ -1,4 +1,4 @@
-"""The float64 pair sums' per-thread scratch buffers (numerics.ws._workspace): reused buffers never leak one call's
+"""The float64 pair sums' per-thread scratch buffers (numerics.ws.workspace): reused buffers never leak one call's
 data into the next, nested and concurrent uses never share a buffer, the retention cap holds, and a warm call
 touches no fresh pages (the roofline row's page faults)."""
 
@@ -13,7 +13,7 @@ import threading
 import numpy as np
 import pytest
 
-from numerics.ws import _workspace, ce_hessian_moments
+from numerics.ws import ce_hessian_moments, workspace
 from numerics.ws.reference import ce_hessian_torch
 
 
@@ -31,39 +31,39 @@ def _exact(net):
 def test_a_small_call_after_a_large_one_reads_none_of_its_data():
     """Buffers are reused uninitialised: every entry a call reads must be one it wrote. A large call fills the
     buffers with other numbers; the small call that follows must still match autograd."""
-    _workspace.release()
+    workspace.release()
     small = _net(1, 3, 2, 11)
     ce_hessian_moments(*_net(0, 9, 7, 300), "tanh", block=64, backend="numpy")
-    assert _workspace.retained_bytes() > 0
+    assert workspace.retained_bytes() > 0
     m = ce_hessian_moments(*small, "tanh", block=4, backend="numpy")  # ragged blocks inside the large buffers
     tr, tr2 = _exact(small)
     assert abs(m.trace - tr) <= 1e-12 * abs(tr) and abs(m.trace_sq - tr2) <= 1e-12 * tr2
 
 
 def test_nested_uses_get_fresh_arrays():
-    with _workspace.workspace() as outer:
+    with workspace.workspace() as outer:
         a = outer("x", (4, 3))
-        with _workspace.workspace() as inner:
+        with workspace.workspace() as inner:
             b = inner("x", (4, 3))
         assert not np.shares_memory(a, b)
-    with _workspace.workspace() as again:  # the outer use is over: its buffer is reused
+    with workspace.workspace() as again:  # the outer use is over: its buffer is reused
         assert np.shares_memory(again("x", (2, 2)), a)
 
 
 def test_the_retention_cap_holds_and_a_larger_request_is_still_served(monkeypatch):
-    _workspace.release()
-    monkeypatch.setattr(_workspace, "WORKSPACE_MAX_BYTES", 1000)
-    with _workspace.workspace() as take:
+    workspace.release()
+    monkeypatch.setattr(workspace, "WORKSPACE_MAX_BYTES", 1000)
+    with workspace.workspace() as take:
         kept = take("a", (100,))  # 800 bytes: kept
         big = take("b", (100,))  # 800 more would pass the cap: fresh, not kept
         assert kept.shape == big.shape == (100,) and not np.shares_memory(kept, big)
-    assert _workspace.retained_bytes() == 800
+    assert workspace.retained_bytes() == 800
     net = _net(2, 4, 3, 40)
     m = ce_hessian_moments(*net, "tanh", block=8, backend="numpy")  # nearly every buffer fresh: still right
     tr, tr2 = _exact(net)
-    assert abs(m.trace_sq - tr2) <= 1e-12 * tr2 and _workspace.retained_bytes() <= 1000
-    _workspace.release()
-    assert _workspace.retained_bytes() == 0
+    assert abs(m.trace_sq - tr2) <= 1e-12 * tr2 and workspace.retained_bytes() <= 1000
+    workspace.release()
+    assert workspace.retained_bytes() == 0
 
 
 def test_concurrent_threads_do_not_share_buffers():

@@ -61,7 +61,7 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
     With ``dense_arb`` (BCE: :func:`numerics.ws.reference.ce_hessian_arb`; revision 2) the confirmation is a proof
     either way, about the number the suite reports: L = ``moments_fn(..., dps=50).lambda_sup`` taken as given,
     t = L + slack·‖H‖_F. A refutation is (tI − H) ≻ 0 proved by Cholesky in arb balls of the exact H
-    (:func:`numerics.ws._arb.proves_positive_definite`); a confirmation is a Rayleigh quotient uᵀHu/uᵀu > t proved
+    (:func:`numerics.ws.arb_balls.proves_positive_definite`); a confirmation is a Rayleigh quotient uᵀHu/uᵀu > t proved
     in the same balls, u the top eigenvector of the midpoints (a lower bound on λ_max). Neither proved is
     :class:`checks.falsify.Undecided`, counted apart, never a refutation. The reference runs at 2·dps + 10 digits:
     near the rank-one equality case tI − H has condition ≈ 1/slack = 10³⁰, which the Cholesky's balls must
@@ -97,7 +97,7 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
     def confirm_arb(case):
         from flint import arb
 
-        from numerics.ws._arb import ctx, from_mpf, proves_positive_definite, rayleigh_lower
+        from numerics.ws.arb_balls import ctx, from_mpf, proves_positive_definite, rayleigh_lower
 
         dps = TOL["confirm_dps"]
         ref = dense_arb(*case.args, case.activation, bias=case.bias, dps=2 * dps + 10)
@@ -162,7 +162,7 @@ def _proved_gap(value, radius, ball, scale) -> float:
     nothing (:class:`Undecided`). A positive gap never rounds to 0.0."""
     from flint import arb
 
-    from numerics.ws._arb import from_mpf
+    from numerics.ws.arb_balls import from_mpf
 
     # from_mpf is exact at any precision; mpmath.mpf(value) would round a 50-digit value to the working 15 digits
     r = from_mpf(radius) if radius is not None else arb(0)

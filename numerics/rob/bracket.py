@@ -69,7 +69,7 @@ from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up
 from numerics.rob.bracket_sdp import sphere_cell_bound
 from numerics.rob.bracket_search import LowerSearch
 
-__all__ = ["Bracket", "certified_bracket"]
+__all__ = ["Bracket", "BracketNet", "certified_bracket"]
 
 # the sphere leaf bound (an SDP of size d + 1, then an exact LDLᵀ) costs ≤ 0.1 s per leaf for d ≤ 10 and ~0.4 s
 # in d = 32, where the branch and bound cannot afford it per leaf: above this, leaves keep the ball relaxation
@@ -107,7 +107,10 @@ def _exact_float(x) -> bool:
     return not isinstance(x, Fraction) or Fraction(float(x)) == x
 
 
-class _Net:
+class BracketNet:
+    """The net of a bracket: float data with interval enclosures, the exact rationals, and the SOCP, Farkas and zoom
+    decisions of one domain (ball or sphere)."""
+
     def __init__(self, W, b, a, v, sphere, R, exact=None):
         self.W, self.b, self.a, self.v = W, b, a, v
         self.m, self.d = W.shape
@@ -442,7 +445,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     exact = ([list(r) for r in W], list(b), list(a), list(v))
     W = np.array([[float(t) for t in r] for r in W], dtype=float, ndmin=2)
     b, a, v = (np.array([float(t) for t in x], dtype=float).ravel() for x in (b, a, v))
-    net = _Net(W, b, a, v, sphere, R, exact)
+    net = BracketNet(W, b, a, v, sphere, R, exact)
     net.deadline = deadline
     m, d, Rr = net.m, net.d, net.R
     rng = np.random.default_rng(seed)

@@ -45,7 +45,7 @@ from scipy import special
 
 from numerics._derived import ws as ws_kernels
 from numerics.interop import to_numpy
-from numerics.ws import _workspace
+from numerics.ws import workspace
 from numerics.ws.activations import SmoothActivation, get_activation
 
 __all__ = ["HessianMoments", "LambdaSupGrad", "PrecisionWarning", "WSBounds", "ce_hessian_moments",
@@ -178,7 +178,7 @@ class HessianMoments:
             return None
         from flint import arb, ctx
 
-        from numerics.ws._arb import bits_for, from_mpf
+        from numerics.ws.arb_balls import bits_for, from_mpf
 
         with ctx.workprec(2 * bits_for(int(self.dps)) + 64):
             exact = lambda x: from_mpf(x if isinstance(x, mpmath.mpf) else mpmath.mpf(x))  # noqa: E731
@@ -201,7 +201,8 @@ class HessianMoments:
 # input validation
 
 
-def _array(name: str, x, ndim: int) -> np.ndarray:
+def checked_array(name: str, x, ndim: int) -> np.ndarray:
+    """``x`` (array-like or tensor) as a float64 array of ``ndim`` dimensions; ValueError naming ``name`` else."""
     x = to_numpy(x)  # torch tensors (any dtype, device, requires_grad) are read exactly
     try:
         a = np.asarray(x)
@@ -222,13 +223,13 @@ def _array(name: str, x, ndim: int) -> np.ndarray:
 
 def validate_net(W, b, v, c, X, y, *, bias: bool = True):
     """Check shapes, finiteness, dtypes and labels; return float64 arrays (b, c are None without bias)."""
-    W = _array("W", W, 2)
+    W = checked_array("W", W, 2)
     N, M = W.shape
     if N < 1 or M < 1:
         raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
-    v = _array("v", v, 1)
-    X = _array("X", X, 2)
-    y = _array("y", y, 1)
+    v = checked_array("v", v, 1)
+    X = checked_array("X", X, 2)
+    y = checked_array("y", y, 1)
     if v.shape != (N,):
         raise ValueError(f"v must have shape ({N},) to match W of shape {W.shape}, got {v.shape}")
     if X.shape[1] != M:
@@ -243,10 +244,10 @@ def validate_net(W, b, v, c, X, y, *, bias: bool = True):
     if bias:
         if b is None or c is None:
             raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
-        b = _array("b", b, 1)
+        b = checked_array("b", b, 1)
         if b.shape != (N,):
             raise ValueError(f"b must have shape ({N},), got {b.shape}")
-        c = float(_array("c", c, 0))
+        c = float(checked_array("c", c, 0))
     else:
         for name, val in (("b", b), ("c", c)):
             if val is not None and np.any(np.asarray(val, dtype=float) != 0):
@@ -304,7 +305,7 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
     Only q_iq_j (g_i·g_j)² needs its block matrix. Blocks run over the upper triangle (the
     off-diagonal ones count twice for the symmetric terms, and in both orientations for the
     bilinear ones), so working memory is O(block² + n(M+N)). ``take``: scratch buffers of the float64 pair loop
-    (:mod:`numerics.ws._workspace`).
+    (:mod:`numerics.ws.workspace`).
     """
     gd = (Xt * Xt).sum(axis=1)
     g2 = kernels.g2(P, v, gd) + bias_const["g2"]
@@ -367,11 +368,11 @@ def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int,
     of squaring it in place and reading it twice. Only the order and the rounding of the float64 operations
     differ from :func:`_pair_sums`.
 
-    ``take`` (from :func:`numerics.ws._workspace.workspace`) supplies the buffers; without it they are made here.
+    ``take`` (from :func:`numerics.ws.workspace.workspace`) supplies the buffers; without it they are made here.
     Why buffers at all: on this project's 2-core EPYC (OpenBLAS, two threads, b = 256, quiet) ``A @ B.T`` with
     K = 20 ran at 9 GFLOP/s into a new 512 KB array and at 66 GFLOP/s with ``out=`` when timed alone.
     """
-    take = take or _workspace.fresh
+    take = take or workspace.fresh
     groups: dict[int, list] = {}
     for p, L, R in kernels.gg_factors(P, P, v):
         groups.setdefault(p, []).append((L, R))
@@ -463,7 +464,7 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
         result is the closed form of the float64 network to ``dps`` digits, returned as mpmath numbers. The sums
         run in python-flint's arb ball arithmetic (matrix products in ``arb_mat``; 28× less CPU than mpmath
         object arrays at n = 300, (M, N) = (5, 8)) with guard bits that are raised until each ball's relative
-        radius is below 10^-dps / 16 (see :mod:`numerics.ws._arb`; at most :data:`DPS_MAX_DOUBLINGS` doublings);
+        radius is below 10^-dps / 16 (see :mod:`numerics.ws.arb_balls`; at most :data:`DPS_MAX_DOUBLINGS` doublings);
         ``.radius`` bounds the error. Where the balls stay wider, the result says so with a
         :class:`PrecisionWarning` and its radius, rather than present fewer digits as ``dps``.
         ``_dps_engine="mpmath"`` runs the former mpmath object arrays instead (tests compare them).
@@ -471,7 +472,7 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
         Rows per block of the sample-pair sums: memory is O(block² + n(M+N)). Default: 1024 for the torch
         backend (its threaded GEMMs want the work), 256 for numpy (the temporaries stay in cache). The numpy
         path keeps its scratch buffers per thread between calls (at most 64 MiB; so that a call touches no fresh
-        pages), freed by ``numerics.ws._workspace.release()``.
+        pages), freed by ``numerics.ws.workspace.release()``.
     backend : "auto" | "numpy" | "torch"
         Which array library runs the float64 pair sums: the same generated kernels either way
         (:mod:`numerics.ws.torch_pairs`); the result is the same to rounding. ``"auto"`` (default) takes torch
@@ -511,7 +512,7 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
             if not (np.isfinite(tr) and np.isfinite(tr2)):
                 raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
         else:
-            with _workspace.workspace() as take, np.errstate(over="raise", invalid="raise"):
+            with workspace.workspace() as take, np.errstate(over="raise", invalid="raise"):
                 if bias:
                     Xt = take("Xt", (n, M + 1))
                     Xt[:, :M], Xt[:, M] = X, 1.0
@@ -573,24 +574,24 @@ def _moments_dps_arb(W, b, v, c, X, y, act: SmoothActivation, dps: int, *, bias:
     saturated beyond arb's exponent range, tables [0 ± 1e-10⁹]): the caller then runs the mpmath path, which has
     no error bound (radius None) and warns."""
 
-    from numerics.ws import _arb
+    from numerics.ws import arb_balls
 
-    btr, btr2, rigorous, _ = _arb.moments_arb(W, b, v, c, X, y, act, dps, moments=_moments, bias=bias,
+    btr, btr2, rigorous, _ = arb_balls.moments_arb(W, b, v, c, X, y, act, dps, moments=_moments, bias=bias,
                                               max_doublings=DPS_MAX_DOUBLINGS, **kw)
     if not (btr.is_finite() and btr2.is_finite()):
         return None
-    return _rounded(btr, btr2, dps, rigorous, "(tr H, tr H²)")
+    return rounded_moments(btr, btr2, dps, rigorous, "(tr H, tr H²)")
 
 
-def _rounded(btr, btr2, dps: int, rigorous: bool, what: str, stacklevel: int = 4):
+def rounded_moments(btr, btr2, dps: int, rigorous: bool, what: str, stacklevel: int = 4):
     """(tr, tr², radius) from the two result balls: their midpoints rounded to ``dps`` digits and, when ``rigorous``,
     bounds on the errors; a :class:`PrecisionWarning` when either ball fixes fewer than ``dps`` digits."""
     import warnings
 
-    from numerics.ws import _arb
+    from numerics.ws import arb_balls
 
-    (tr, rtr), (tr2, rtr2) = _arb.round_to_dps(btr, dps), _arb.round_to_dps(btr2, dps)
-    if not (_arb.accurate(btr, dps) and _arb.accurate(btr2, dps)):
+    (tr, rtr), (tr2, rtr2) = arb_balls.round_to_dps(btr, dps), arb_balls.round_to_dps(btr2, dps)
+    if not (arb_balls.accurate(btr, dps) and arb_balls.accurate(btr2, dps)):
         got = min(_digits_fixed(btr), _digits_fixed(btr2))
         warnings.warn(f"dps={dps}: the arb balls fix only about {got} digits of {what} after "
                       f"{DPS_MAX_DOUBLINGS} guard-bit doublings (cancellation in the sums); the radii bound the errors"

@@ -1,5 +1,5 @@
 """Ball arithmetic for the ws *references* (:mod:`numerics.ws.reference`), written apart from the closed form's
-helper (:mod:`numerics.ws._arb`) so that a defect in one cannot hide in the other: the reference judges the closed
+helper (:mod:`numerics.ws.arb_balls`) so that a defect in one cannot hide in the other: the reference judges the closed
 form, so it shares no code with it below SymPy's generated Hessian entries and python-flint itself.
 
 Every function returns ``flint.arb`` balls that enclose the exact value of what they stand for, from float64 inputs

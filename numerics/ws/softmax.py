@@ -47,7 +47,7 @@ import numpy as np
 from numerics._derived import ws_softmax as softmax_kernels
 from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
-from numerics.ws.moments import HessianMoments, _array
+from numerics.ws.moments import HessianMoments, checked_array
 
 __all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "validate_softmax_net"]
 
@@ -67,22 +67,22 @@ def softmax_dim(N: int, M: int, C: int, bias: bool) -> int:
 
 def validate_softmax_net(W, b, V, c, X, y, *, bias: bool = True):
     """Check shapes, finiteness and labels; return float64 arrays and integer labels (b, c None without bias)."""
-    W = _array("W", W, 2)
+    W = checked_array("W", W, 2)
     N, M = W.shape
     if N < 1 or M < 1:
         raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
-    V = _array("V", V, 2)
+    V = checked_array("V", V, 2)
     if V.shape[1] != N:
         raise ValueError(f"V must be C×N with N = {N} columns to match W of shape {W.shape}, got {V.shape}")
     C = V.shape[0]
     if C < 2:
         raise ValueError(f"softmax needs C >= 2 classes (V has {C} row); for one logit use ce_hessian_moments (BCE)")
-    X = _array("X", X, 2)
+    X = checked_array("X", X, 2)
     if X.shape[1] != M:
         raise ValueError(f"X must have M = {M} columns to match W of shape {W.shape}, got shape {X.shape}")
     if X.shape[0] < 1:
         raise ValueError("X must contain at least one sample")
-    yr = _array("y", y, 1)
+    yr = checked_array("y", y, 1)
     if yr.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {yr.shape}")
     bad = (yr != np.round(yr)) | (yr < 0) | (yr > C - 1)
@@ -92,10 +92,10 @@ def validate_softmax_net(W, b, V, c, X, y, *, bias: bool = True):
     if bias:
         if b is None or c is None:
             raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
-        b = _array("b", b, 1)
+        b = checked_array("b", b, 1)
         if b.shape != (N,):
             raise ValueError(f"b must have shape ({N},), got {b.shape}")
-        c = _array("c", c, 1)
+        c = checked_array("c", c, 1)
         if c.shape != (C,):
             raise ValueError(f"c must have shape ({C},) to match V of shape {V.shape}, got {c.shape}")
     else:
@@ -339,26 +339,26 @@ def _moments_dps_arb(W, b, V, c, X, y, act: SmoothActivation, dps: int, *, n: in
     6.10e-295 against the exact 8.94e-295."""
     from flint import arb
 
-    from numerics.ws import _arb
-    from numerics.ws.moments import DPS_MAX_DOUBLINGS, _rounded
+    from numerics.ws import arb_balls
+    from numerics.ws.moments import DPS_MAX_DOUBLINGS, rounded_moments
 
     exp = np.frompyfunc(lambda t: t.exp(), 1, 1)
     sqrt = np.frompyfunc(lambda t: t.sqrt(), 1, 1)
 
     def evaluate():
-        P, Xa, rigorous = _arb.unit_tables(W, b, X, act, dps)
-        Va = _arb.arb_array(V)
-        Zl = P[0] @ Va.T + (_arb.arb_array(c) if c is not None else 0)
-        p, s, r = (np.asarray(t, dtype=object).view(_arb.ArbArray) for t in _softmax_tables(Zl, y, exp))
-        Xt = _arb.augmented(Xa, bias)
+        P, Xa, rigorous = arb_balls.unit_tables(W, b, X, act, dps)
+        Va = arb_balls.arb_array(V)
+        Zl = P[0] @ Va.T + (arb_balls.arb_array(c) if c is not None else 0)
+        p, s, r = (np.asarray(t, dtype=object).view(arb_balls.ArbArray) for t in _softmax_tables(Zl, y, exp))
+        Xt = arb_balls.augmented(Xa, bias)
         tr, tr2 = _moments(P, p, s, r, Va, Xt, n=n, bias=bias, sqrt=sqrt, **kw)
         return (arb(tr), arb(tr2)), rigorous
 
-    ((btr, btr2), rigorous), _ = _arb.until_accurate(evaluate, dps, max_doublings=DPS_MAX_DOUBLINGS)
+    ((btr, btr2), rigorous), _ = arb_balls.until_accurate(evaluate, dps, max_doublings=DPS_MAX_DOUBLINGS)
     if not (btr.is_finite() and btr2.is_finite()):
         raise ValueError(f"dps={dps}: the arb balls of the softmax moments are not finite (units saturated beyond "
                          "arb's exponent range); retry with _dps_engine='mpmath' (uncertified)")
-    return _rounded(btr, btr2, dps, rigorous, "the softmax (tr H, tr H²)")
+    return rounded_moments(btr, btr2, dps, rigorous, "the softmax (tr H, tr H²)")
 
 
 @dataclass(frozen=True)
