@@ -109,12 +109,14 @@ def test_rss_fallback_sees_growth_past_the_earlier_peak(monkeypatch):
     at least its own size beyond that peak."""
     import resource
 
-    monkeypatch.setattr(harness, "_hwm_reset", lambda: False)
+    from checks.bench import resources
+
+    monkeypatch.setattr(resources, "_hwm_reset", lambda: False)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     if peak > 2e9:
         pytest.skip("the process's peak RSS is over 2 GB: allocating past it is too much for a unit test")
     n = int(peak // 8) + 8_000_000  # 64 MB more than the peak so far
-    rss, how, _ = harness.rss_peak(lambda: np.ones(n).sum())
+    rss, how, _ = resources.rss_peak(lambda: np.ones(n).sum())
     assert how.startswith("ru_maxrss") and 0.9 * 64e6 <= rss <= 8 * n + 64e6, (rss, how)
 
 

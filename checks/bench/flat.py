@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from checks.bench.harness import Bench, pyplot, ratio_summary, run_with_timeout, save_figure
+from checks.bench.core import Bench, pyplot, save_figure
+from checks.bench.resources import run_with_timeout
+from checks.bench.timing import ratio_summary
 
 
 def flattest_section(bench: Bench):

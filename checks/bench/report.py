@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from checks.bench import flat, lipschitz_peers, rob, ws, ws_peers
-from checks.bench.harness import figure_dir, fmt, ratio_text
+from checks.bench.core import figure_dir, fmt
+from checks.bench.timing import ratio_text
 
 Data = dict[str, Any]
 Targets = list[dict[str, Any]]

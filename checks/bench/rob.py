@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from checks.bench.harness import Bench, fit_exponent, pyplot, save_figure
+from checks.bench.core import Bench, pyplot, save_figure
+from checks.bench.timing import fit_exponent
 
 # kinks_certified: (domain, d, m, time limit in s)
 CERTIFIED_GRID_FULL = (

@@ -17,22 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from checks.bench.harness import (
-    GB,
-    MB,
-    Bench,
-    fit_exponent,
-    fit_power,
-    interleaved,
-    median_time,
-    profile_top,
-    pyplot,
-    ratio_summary,
-    round_robin,
-    rss_peak,
-    save_figure,
-    traced_peak,
-)
+from checks.bench.core import Bench, pyplot, save_figure
+from checks.bench.resources import GB, MB, profile_top, rss_peak, traced_peak
+from checks.bench.timing import fit_exponent, fit_power, interleaved, median_time, ratio_summary, round_robin
 
 
 # --------------------------------------------------------------------------------------------- problems

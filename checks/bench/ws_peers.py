@@ -26,7 +26,9 @@ import types
 from typing import Any
 
 from checks.bench import peers as P
-from checks.bench.harness import GB, Bench, paired, rss_peak
+from checks.bench.core import Bench
+from checks.bench.resources import GB, rss_peak
+from checks.bench.timing import paired
 from checks.bench.ws import dim_of, make_net
 
 # full MNIST: curvlinops' Hutchinson gets at most this long (s); its 1% count (~200 products at ~1.5 s, with ~12 GB
@@ -314,7 +316,7 @@ def _rel(x):
 
 
 def report_peers(data: dict[str, Any], targets) -> list[str]:
-    from checks.bench.harness import ratio_text
+    from checks.bench.timing import ratio_text
 
     sec = data.get("peers")
     if not sec:
