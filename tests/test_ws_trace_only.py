@@ -47,3 +47,63 @@ def test_saturated_outputs_keep_the_trace():
     y = np.ones(len(y))
     t, ref = ce_hessian_trace(W, b, v, 300.0, X, y, "tanh"), ce_hessian_trace(W, b, v, 300.0, X, y, "tanh", dps=50)
     assert abs(t.trace - float(ref.trace)) <= 1e-12 * float(ref.trace)
+
+
+# ------------------------------------------------------------------------------------------------ softmax
+def _softmax_net(seed, M=3, N=4, C=5, n=30):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=(N, M)), rng.normal(size=N), rng.normal(size=(C, N)), rng.normal(size=C),
+            rng.normal(size=(n, M)), rng.integers(0, C, n))
+
+
+@pytest.mark.parametrize("act", ["tanh", "sigmoid", "softplus", "gelu"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_softmax_diagonal_equals_the_dense_hessian(act, bias):
+    """Against torch.func's dense D×D Hessian (autograd of the loss as torch writes it) and the pair-sum trace."""
+    from numerics.ws import softmax_hessian_moments, softmax_hessian_trace
+    from numerics.ws.reference import softmax_hessian_torch
+
+    W, b, V, c, X, y = _softmax_net(1)
+    b, c = (b, c) if bias else (None, None)
+    t = softmax_hessian_trace(W, b, V, c, X, y, act, bias=bias)
+    H = softmax_hessian_torch(W, b, V, c, X, y, act, bias=bias)
+    assert t.dim == H.shape[0] and t.classes == 5
+    assert np.max(np.abs(t.diagonal - np.diag(H))) <= 1e-13 * np.max(np.abs(np.diag(H)))
+    assert abs(t.trace - softmax_hessian_moments(W, b, V, c, X, y, act, bias=bias).trace) <= 1e-12 * abs(t.trace)
+
+
+def test_softmax_fifty_digits_against_the_sympy_hessian():
+    from numerics.ws import softmax_hessian_trace
+    from numerics.ws.reference import softmax_hessian_mpmath
+
+    W, b, V, c, X, y = _softmax_net(2, M=2, N=2, C=3, n=6)
+    t = softmax_hessian_trace(W, b, V, c, X, y, "tanh", dps=50)
+    with mpmath.workdps(60):
+        H = softmax_hessian_mpmath(W, b, V, c, X, y, "tanh", dps=60)
+        ref = mpmath.fsum(H[i, i] for i in range(H.rows))
+    with mpmath.workdps(50):
+        assert digits_agreed(t.trace, ref) >= 48
+        assert all(digits_agreed(t.diagonal[i], H[i, i]) >= 45 or abs(H[i, i]) < mpmath.mpf(10) ** -40
+                   for i in range(H.rows))
+
+
+def test_softmax_saturated_logits_keep_the_trace():
+    """Logits 400 apart: 1 − p underflows as a difference; the complements Σ_{a≠k} p_a keep it."""
+    from numerics.ws import softmax_hessian_trace
+
+    W, b, V, c, X, y = _softmax_net(3)
+    c = np.array([400.0, 0.0, -3.0, 1.0, 2.0])
+    y = np.zeros(len(y), int)
+    t = softmax_hessian_trace(W, b, V, c, X, y, "tanh")
+    ref = softmax_hessian_trace(W, b, V, c, X, y, "tanh", dps=50)
+    assert float(ref.trace) > 0 and abs(t.trace - float(ref.trace)) <= 1e-10 * float(ref.trace)
+
+
+def test_softmax_trace_rejects_bad_input():
+    from numerics.ws import softmax_hessian_trace
+
+    W, b, V, c, X, y = _softmax_net(4)
+    with pytest.raises(ValueError, match="C >= 2"):
+        softmax_hessian_trace(W, b, V[:1], c[:1], X, np.zeros(len(y), int))
+    with pytest.raises(ValueError, match="labels"):
+        softmax_hessian_trace(W, b, V, c, X, y + 5)

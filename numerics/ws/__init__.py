@@ -25,15 +25,18 @@ from numerics.ws.moments import (
 )
 from numerics.ws.softmax import (
                                  SoftmaxHessianMoments,
+                                 SoftmaxHessianTrace,
                                  SoftmaxLambdaSupGrad,
                                  softmax_dim,
                                  softmax_hessian_moments,
+                                 softmax_hessian_trace,
                                  softmax_lambda_sup_grad,
 )
 from numerics.ws.trace_only import HessianTrace, ce_hessian_trace
 from numerics.ws.training import CurvatureMonitor, lambda_sup
 
-__all__ = ["lambda_sup", "CurvatureMonitor", "HessianTrace", "ce_hessian_trace", "SoftmaxHessianMoments",
+__all__ = ["lambda_sup", "CurvatureMonitor", "HessianTrace", "ce_hessian_trace", "SoftmaxHessianTrace",
+           "softmax_hessian_trace", "SoftmaxHessianMoments",
            "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad",
            "softmax_dim",
            "softmax_hessian_moments", "softmax_hessian_moments_from_module",

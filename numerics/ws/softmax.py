@@ -49,7 +49,8 @@ from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import HessianMoments, checked_array
 
-__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "validate_softmax_net"]
+__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "validate_softmax_net",
+           "SoftmaxHessianTrace", "softmax_hessian_trace"]
 
 
 @dataclass(frozen=True)
@@ -428,3 +429,71 @@ def softmax_lambda_sup_tensor(Wt, bt, Vt, ct, Xt, y, act: SmoothActivation, *, b
     if not float(var.detach()) > 0:
         raise ValueError("σ = 0 (H is a multiple of the identity): λ_sup = μ + √(D−1)σ is not differentiable")
     return m + (D - 1) ** 0.5 * torch.sqrt(var)
+
+
+# ------------------------------------------------------------------------------------------------ tr H alone
+@dataclass(frozen=True)
+class SoftmaxHessianTrace:
+    """tr H of the mean softmax CE Hessian, its diagonal in the θ order (vec W, b, vec V, c; row-major) and D."""
+
+    trace: Any
+    diagonal: np.ndarray
+    dim: int
+    n: int
+    classes: int
+    bias: bool
+    dps: int | None = None
+
+
+def softmax_hessian_trace(W, b, V, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
+                          dps: int | None = None) -> SoftmaxHessianTrace:
+    r"""tr H and diag H of the mean softmax cross-entropy Hessian in O(n·N·(M + C)) time, no sample pairs.
+
+    Each diagonal entry is a per-sample sum (a_il = w_l·x_i + b_l, h = φ(a), u_l = V[:, l], Q_i = diag(p_i) −
+    p_ip_iᵀ, r_i = p_i − e_{y_i}; ∂z/∂W_lj = u_l φ′(a_l) x_j, ∂²z/∂W_lj² = u_l φ″(a_l) x_j²):
+
+    .. math::
+        H_{W_{lj}W_{lj}} = \tfrac1n\sum_i x_{ij}^2 A_{il},\quad A_{il} = \varphi'(a_{il})^2\,u_l^\top Q_i u_l
+            + \varphi''(a_{il})\, r_i\cdot u_l,\qquad H_{b_lb_l} = \tfrac1n\sum_i A_{il},
+
+    .. math::
+        H_{V_{kl}V_{kl}} = \tfrac1n\sum_i p_{ik}(1 - p_{ik})\,h_{il}^2,\qquad
+        H_{c_kc_k} = \tfrac1n\sum_i p_{ik}(1-p_{ik}),
+
+    with u_lᵀQ_iu_l = Σ_c p_ic (S_i u_l)_c² and 1 − p_ik = Σ_{a≠k} p_ia, the cancellation-free forms of
+    :func:`softmax_hessian_moments` (same tables; ``dps`` digits in mpmath). Checked against the diagonal of
+    torch.func's dense Hessian and against :func:`softmax_hessian_moments`' trace (``tests/test_ws_trace_only.py``).
+
+    Example:
+        >>> rng = np.random.default_rng(0)
+        >>> W, b, V, c = rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(5, 4)), rng.normal(size=5)
+        >>> X, y = rng.normal(size=(30, 3)), rng.integers(0, 5, 30)
+        >>> t = softmax_hessian_trace(W, b, V, c, X, y, "tanh")
+        >>> bool(abs(t.trace - softmax_hessian_moments(W, b, V, c, X, y, "tanh").trace) < 1e-12), t.diagonal.shape
+        (True, (41,))
+    """
+    act = get_activation(activation)
+    W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
+    n, (N, M), C = X.shape[0], W.shape, V.shape[0]
+    mp = dps is not None
+    with mpmath.workdps((dps or 15) + 10):
+        P, p, s, r, Vt, Xt, _ = _tables(W, b if bias else None, V, c if bias else None, X, y, act, mp)
+        phi, d1, d2 = P[0], P[1], P[2]
+        SV = centered(p, Vt)                                   # (n, C, N): S_i u_l
+        qV = (p[:, :, None] * SV * SV).sum(axis=1)             # u_lᵀ Q_i u_l, n × N
+        A = d1 * d1 * qV + d2 * (r @ Vt)                       # n × N
+        dW = (A.T @ (Xt * Xt)) / n                             # N × M
+        ps = p * s                                             # p_ik (1 − p_ik), n × C
+        dV = (ps.T @ (phi * phi)) / n                          # C × N
+        parts = [dW.reshape(-1)]
+        if bias:
+            parts += [A.sum(axis=0) / n, dV.reshape(-1), ps.sum(axis=0) / n]
+        else:
+            parts += [dV.reshape(-1)]
+        diag = np.concatenate(parts)
+        tr = mpmath.fsum(diag) if mp else float(np.sum(diag))
+    if mp:
+        with mpmath.workdps(dps):
+            tr = +tr
+            diag = np.array([+x for x in diag], dtype=object)
+    return SoftmaxHessianTrace(tr, diag, softmax_dim(N, M, C, bias), n, C, bias, dps)
