@@ -112,6 +112,15 @@ class TwoLayer:
         return "smooth" if self.activation in SMOOTH else "piecewise-linear" if self.activation in \
             PIECEWISE_LINEAR else "homogeneous"
 
+    def filled_biases(self) -> tuple:
+        """(b, c, bias) as the evaluators take them: with either layer biased, a missing bias is a parameter fixed
+        at 0 (zeros of its shape) and bias is True; with neither, (None, None, False)."""
+        if self.b is None and self.c is None:
+            return None, None, False
+        b = self.b if self.b is not None else np.zeros(self.W.shape[0])
+        c = self.c if self.c is not None else np.zeros(self.V.shape[0])
+        return b, c, True
+
     def require_one_output(self, what: str) -> None:
         """ValueError unless the head is ``Linear(N, 1)`` (``what`` names the caller in the message)."""
         if self.V.shape[0] != 1:

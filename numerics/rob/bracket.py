@@ -269,18 +269,21 @@ class BracketNet:
         min Σ y_j s_j b_j s.t. Σ y_j s_j W_j = 0, Σ y = 1, y ≥ 0 (HiGHS, support ≤ d + 1) is tried the same way."""
         reach("rob.bracket/farkas_exact")
         y = np.maximum(np.asarray(y, float), 0.0)
+        if not (y.size and np.max(y) > 0 and math.isfinite(float(np.max(y)))):
+            return False
+        return self._try_certificate(idx, sg, y, 1e-7) or self._try_certificate(idx, sg, self._basic_kernel_y(idx, sg))
+
+    def _try_certificate(self, idx, sg, y, rel: float = 1e-9) -> bool:
+        """The exact test of :meth:`_certificate_exact` on the support of the float candidate y ≥ 0 (entries above
+        ``rel`` × its largest; at most 2d + 2 of them); False for no candidate."""
+        if y is None:
+            return False
+        y = np.maximum(np.asarray(y, float), 0.0)
         mx = float(np.max(y)) if y.size else 0.0
         if not mx > 0 or not math.isfinite(mx):
             return False
-        S = np.flatnonzero(y > 1e-7 * mx)
-        if S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, y[S] / mx):
-            return True
-        yb = self._basic_kernel_y(idx, sg)
-        if yb is None:
-            return False
-        mb = float(np.max(yb))
-        S = np.flatnonzero(yb > 1e-9 * mb)
-        return bool(S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, yb[S] / mb))
+        S = np.flatnonzero(y > rel * mx)
+        return bool(S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, y[S] / mx))
 
     def _basic_kernel_y(self, idx, sg):
         """A vertex of {y ≥ 0, Σ y = 1, Σ y_j s_j W_j = 0} minimising Σ y_j s_j b_j, when that minimum is ≤ 0
@@ -337,7 +340,6 @@ class BracketNet:
                 return True
         return False
 
-
     def zoom(self, idx, sg, x):
         """Decide a pattern whose SOCP margin is ~0 and whose Farkas certificates failed, in the ball: hyperplanes
         that (nearly) meet at one interior point, so that the cell, if any, is tiny (floats cannot see it). With p
@@ -391,13 +393,9 @@ class BracketNet:
             # the scaled LP's duals: y ≥ 0 with Σ y_j s_j W_j ≈ 0 and Σ y_j s_j r_j/κ ≈ t* < 0 — at this scale a
             # robust candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the
             # exact b).
-            for yc in (np.maximum(-np.asarray(res.ineqlin.marginals, float), 0.0), self._basic_kernel_y(rows, sn)):
-                if yc is None or not np.any(yc > 0):
-                    continue
-                mb = float(np.max(yc))
-                S = np.flatnonzero(yc > 1e-9 * mb)
-                if S.size <= 2 * self.d + 2 and self._certificate_exact(rows, sn, S, yc[S] / mb):
-                    return "empty", None
+            if self._try_certificate(rows, sn, -np.asarray(res.ineqlin.marginals, float)) or \
+                    self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn)):
+                return "empty", None
             if not t > 0:
                 return None
             pq = xz                                    # 0 < t* ≤ 1e-7: the LP's rows tight at xz are the new core
@@ -555,11 +553,12 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 zm = net.zoom(idx, sg, x)
                 if zm is not None and zm[0] == "empty":
                     continue
-                want = np.zeros(m, bool)
-                want[idx] = sg > 0                  # the leaf's pattern, in the units' own order
-                if zm is not None and srch.offer_exact(zm[1], pattern=tuple(bool(w) for w in want)):
-                    heapq.heappush(h, (nV, i, True))
-                    continue
+                if zm is not None:
+                    want = np.zeros(m, bool)
+                    want[idx] = sg > 0              # the leaf's pattern, in the units' own order
+                    if srch.offer_exact(zm[1], pattern=tuple(bool(w) for w in want)):
+                        heapq.heappush(h, (nV, i, True))
+                        continue
                 if t <= 0:
                     return V
             if not sphere:

@@ -51,7 +51,11 @@ class LowerSearch:
             return False
         xq = self.net.rational_point(x)
         r = self.net.exact(xq)
-        if r is None or not r[0] > self.best["v2"]:
+        return r is not None and self._take(xq, r)
+
+    def _take(self, xq, r) -> bool:
+        """Keep the genuine point xq with its exact (value², pattern) r if it beats the best; True if it did."""
+        if not r[0] > self.best["v2"]:
             return False
         self.best.update(v2=r[0], x=tuple(Fraction(int(t.p), int(t.q)) for t in xq), pat=r[1],
                          low=self._low_of(r[0]))
@@ -61,13 +65,9 @@ class LowerSearch:
         """Try the exact rational point xq (fmpq list); with ``pattern`` (one bool per unit), only if xq lies in that
         cell. True if it is a genuine point (of that cell); the lower end is raised if its value is larger."""
         r = self.net.exact(xq)
-        if r is None:
+        if r is None or pattern is not None and tuple(pattern) != tuple(r[1]):
             return False
-        if pattern is not None and tuple(pattern) != tuple(r[1]):
-            return False
-        if r[0] > self.best["v2"]:
-            self.best.update(v2=r[0], x=tuple(Fraction(int(t.p), int(t.q)) for t in xq), pat=r[1],
-                             low=self._low_of(r[0]))
+        self._take(xq, r)
         return True
 
     def offer_in(self, x, t):

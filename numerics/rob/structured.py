@@ -27,7 +27,6 @@ are compared by enclosures refined until disjoint, and equality is decided exact
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -193,17 +192,6 @@ def kink_count(net, domain) -> int:
     return len(kink_hyperplanes(net, domain))
 
 
-@contextmanager
-def _precision(bits: int):
-    """arb's working precision raised to at least ``bits`` for the block."""
-    old = ctx.prec
-    ctx.prec = max(old, bits)
-    try:
-        yield
-    finally:
-        ctx.prec = old
-
-
 @dataclass(frozen=True)
 class LargestEigenvalue:
     """λ_max of a rational symmetric matrix, exactly: the largest real root of ``poly`` (integer coefficients, low
@@ -212,9 +200,9 @@ class LargestEigenvalue:
     poly: tuple
 
     def _roots(self, prec: int) -> list:
-        """The real roots' enclosures at ``prec`` bits (arb's working precision must be ≥ prec while they are
+        """The real roots' enclosures at ``prec`` bits (arb's working precision must stay at ``prec`` while they are
         compared), in increasing order, or None if two of them still overlap."""
-        with _precision(prec):
+        with ctx.workprec(prec):
             rts = sorted((r.real for r, _ in fmpz_poly(list(self.poly)).complex_roots()), key=lambda t: t.mid())
             if any(a.overlaps(b) for a, b in zip(rts, rts[1:], strict=False)):
                 return None
@@ -233,7 +221,7 @@ class LargestEigenvalue:
         """Is the largest root of ``poly`` a root of g (g divides poly)? True/False, or None at this precision."""
         if g.degree() < 1:
             return False
-        with _precision(prec):
+        with ctx.workprec(prec):
             rts = self._roots(prec)
             grt = LargestEigenvalue(tuple(int(c) for c in g.coeffs()))._roots(prec)
             if rts is None or grt is None:
@@ -251,7 +239,7 @@ class LargestEigenvalue:
         g = fmpz_poly(list(self.poly)).gcd(fmpz_poly(list(other.poly)))
         prec = 64
         while prec <= 1 << 16:
-            with _precision(prec):
+            with ctx.workprec(prec):
                 a, b = self.enclosure(prec), other.enclosure(prec)
                 if a.lower() > b.upper():
                     return 1

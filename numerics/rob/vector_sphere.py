@@ -37,7 +37,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import nnls
 
-from numerics.rob.net import Ball, Sphere, check_domain
+from numerics.rob.net import Ball, Sphere, check_domain, to_fraction
 from numerics.rob.structured import VectorNet
 
 __all__ = ["VectorBracket", "vector_lipschitz"]
@@ -75,15 +75,12 @@ class VectorBracket:
 
 
 def _exact_rows(net: VectorNet):
-    def fr(x):
-        return x if isinstance(x, Fraction) else Fraction(x) if not isinstance(x, float) else Fraction(float(x))
+    """(W, b, A, V, c) as lists of Fractions (:func:`numerics.rob.net.to_fraction`: the exact value of each entry)."""
+    def rows(name, x):
+        return [[to_fraction(t, name) for t in r] for r in np.atleast_2d(np.asarray(x, dtype=object)).tolist()]
 
-    W = [[fr(x) for x in r] for r in np.asarray(net.W, dtype=object).tolist()]
-    b = [fr(x) for x in np.asarray(net.b, dtype=object).ravel().tolist()]
-    A = [[fr(x) for x in r] for r in np.asarray(net.A, dtype=object).tolist()]
-    V = [[fr(x) for x in r] for r in np.asarray(net.V, dtype=object).tolist()]
-    c = [fr(x) for x in np.asarray(net.c, dtype=object).ravel().tolist()]
-    return W, b, A, V, c
+    W, A, V = rows("W", net.W), rows("A", net.A), rows("V", net.V)
+    return W, rows("b", net.b)[0], A, V, rows("c", net.c)[0]
 
 
 def vector_lipschitz(net: VectorNet, domain, *, rel_gap: float = 1e-3, time_limit: float = 60.0,
@@ -123,22 +120,22 @@ def vector_lipschitz(net: VectorNet, domain, *, rel_gap: float = 1e-3, time_limi
             return float(L.enclosure[0]), float(L.enclosure[1])
         return float(L.lower), float(L.upper)
 
-    def norm_bounds(cq):
-        n2 = float(sum((x * x for x in cq), Fraction(0)))
-        return _down(math.sqrt(_down(n2))), _up(math.sqrt(_up(n2)))
+    def norm_up(cq):
+        return _up(math.sqrt(_up(float(sum((x * x for x in cq), Fraction(0))))))
 
     best = {"low": 0.0, "dir": tuple([1.0] + [0.0] * (K - 1))}
     corner_cache: dict = {}
 
     def corner(cq):
+        """The proved upper end G of Lip(c·f) at the corner c (computed once); its lower end may raise ``best``."""
         key = tuple(cq)
         if key not in corner_cache:
             low, up = scalar(cq)
-            nlo, nhi = norm_bounds(cq)
+            nhi = norm_up(cq)
             if low > 0 and _down(low / nhi) > best["low"]:
                 best["low"] = _down(low / nhi)
                 best["dir"] = tuple(float(x) / float(nhi) for x in cq)
-            corner_cache[key] = (up, nlo, nhi)
+            corner_cache[key] = up
         return corner_cache[key]
 
     if K == 1:      # one output: the scalar constant itself
@@ -152,7 +149,7 @@ def vector_lipschitz(net: VectorNet, domain, *, rel_gap: float = 1e-3, time_limi
         for bits in range(2 ** (K - 1)):
             free = [hi_box[t] if bits >> t & 1 else lo_box[t] for t in range(K - 1)]
             cq = free[:ax] + [Fraction(1)] + free[ax:]
-            up, _, _ = corner(cq)
+            up = corner(cq)
             P.append([float(x) for x in cq])       # corners are dyadic: exact floats
             G.append(up)
         gmax = max(G)

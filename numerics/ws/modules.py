@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from numerics.interop import to_numpy, unpack
 from numerics.ws.moments import ce_hessian_moments
 from numerics.ws.softmax import softmax_hessian_moments
@@ -22,10 +20,9 @@ def ce_hessian_moments_from_module(model, X, y, **kw):
     net = unpack(model)
     net.require_one_output("ce_hessian_moments_from_module")
     act = net.smooth_activation()
-    bias = net.b is not None or net.c is not None
-    b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
-    c = float(net.c[0]) if net.c is not None else (0.0 if bias else None)
-    out = ce_hessian_moments(net.W, b, net.V[0], c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
+    b, c, bias = net.filled_biases()
+    out = ce_hessian_moments(net.W, b, net.V[0], float(c[0]) if bias else None, to_numpy(X), to_numpy(y), act,
+                             bias=bias, **kw)
     object.__setattr__(out, "source", net)  # the result may be a frozen dataclass
     return out
 
@@ -45,9 +42,7 @@ def softmax_hessian_moments_from_module(model, X, y, **kw):
         raise ValueError(f"softmax_hessian_moments_from_module needs a Linear(N, C) head with C >= 2 outputs; this "
                          f"module's head is Linear({N}, 1): for one logit use ce_hessian_moments_from_module (BCE)")
     act = net.smooth_activation()
-    bias = net.b is not None or net.c is not None
-    b = net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None)
-    c = net.c if net.c is not None else (np.zeros(C) if bias else None)
+    b, c, bias = net.filled_biases()
     out = softmax_hessian_moments(net.W, b, net.V, c, to_numpy(X), to_numpy(y), act, bias=bias, **kw)
     object.__setattr__(out, "source", net)
     return out

@@ -48,6 +48,7 @@ from numerics._derived import ws_softmax as softmax_kernels
 from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import HessianMoments, checked_array
+from numerics.ws.trace_only import trace_of
 
 __all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "validate_softmax_net",
            "SoftmaxHessianTrace", "softmax_hessian_trace"]
@@ -475,9 +476,8 @@ def softmax_hessian_trace(W, b, V, c, X, y, activation: str | Any = "tanh", *, b
     act = get_activation(activation)
     W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
     n, (N, M), C = X.shape[0], W.shape, V.shape[0]
-    mp = dps is not None
     with mpmath.workdps((dps or 15) + 10):
-        P, p, s, r, Vt, Xt, _ = _tables(W, b if bias else None, V, c if bias else None, X, y, act, mp)
+        P, p, s, r, Vt, Xt, _ = _tables(W, b, V, c, X, y, act, dps is not None)
         phi, d1, d2 = P[0], P[1], P[2]
         SV = centered(p, Vt)                                   # (n, C, N): S_i u_l
         qV = (p[:, :, None] * SV * SV).sum(axis=1)             # u_lᵀ Q_i u_l, n × N
@@ -490,10 +490,5 @@ def softmax_hessian_trace(W, b, V, c, X, y, activation: str | Any = "tanh", *, b
             parts += [A.sum(axis=0) / n, dV.reshape(-1), ps.sum(axis=0) / n]
         else:
             parts += [dV.reshape(-1)]
-        diag = np.concatenate(parts)
-        tr = mpmath.fsum(diag) if mp else float(np.sum(diag))
-    if mp:
-        with mpmath.workdps(dps):
-            tr = +tr
-            diag = np.array([+x for x in diag], dtype=object)
+        tr, diag = trace_of(np.concatenate(parts), dps)
     return SoftmaxHessianTrace(tr, diag, softmax_dim(N, M, C, bias), n, C, bias, dps)

@@ -26,7 +26,7 @@ import numpy as np
 from numerics.ws.activations import get_activation
 from numerics.ws.moments import dim_of, tables_float64, tables_mp, validate_net
 
-__all__ = ["HessianTrace", "ce_hessian_trace"]
+__all__ = ["HessianTrace", "ce_hessian_trace", "trace_of"]
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,15 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
             parts += [db, dv, np.array([dc], dtype=dv.dtype)]
         else:
             parts += [dv]
-        diag = np.concatenate(parts)
-        tr = np.sum(diag) if dps is None else mpmath.fsum(diag)
-    if dps is not None:
-        with mpmath.workdps(dps):
-            tr = +tr
-            diag = np.array([+x for x in diag], dtype=object)
-    return HessianTrace(tr if dps is not None else float(tr), diag, dim_of(N, M, bias), n, bias, dps)
+        tr, diag = trace_of(np.concatenate(parts), dps)
+    return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
+
+
+def trace_of(diag, dps: int | None):
+    """(tr, diag) from a Hessian diagonal: its float64 sum, or (``dps`` set; call it inside the guard-digit
+    precision the entries were computed at) the mpmath sum there, then the sum and every entry rounded to ``dps``."""
+    if dps is None:
+        return float(np.sum(diag)), diag
+    tr = mpmath.fsum(diag)
+    with mpmath.workdps(dps):
+        return +tr, np.array([+x for x in diag], dtype=object)

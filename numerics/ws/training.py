@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 __all__ = ["lambda_sup", "CurvatureMonitor"]
 
 
@@ -55,14 +53,14 @@ def lambda_sup(model, X, y, *, block: int | None = None):
     if C == 1:
         vt = lin2.weight[0].to(f64)
         ct = (lin2.bias[0].to(f64) if lin2.bias is not None else torch.zeros((), dtype=f64)) if bias else None
-        validate_net(net.W, net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None), net.V[0],
-                     (0.0 if net.c is None else float(net.c[0])) if bias else None, Xn, yn, bias=bias)
+        b, c, _ = net.filled_biases()
+        validate_net(net.W, b, net.V[0], float(c[0]) if bias else None, Xn, yn, bias=bias)
         return lambda_sup_tensor(Wt, bt, vt, ct, torch.as_tensor(Xn, dtype=f64), torch.as_tensor(yn, dtype=f64), act,
                                  block=block)
     Vt = lin2.weight.to(f64)
     ct = (lin2.bias.to(f64) if lin2.bias is not None else torch.zeros(C, dtype=f64)) if bias else None
-    validate_softmax_net(net.W, net.b if net.b is not None else (np.zeros(net.W.shape[0]) if bias else None), net.V,
-                         (net.c if net.c is not None else np.zeros(C)) if bias else None, Xn, yn, bias=bias)
+    b, c, _ = net.filled_biases()
+    validate_softmax_net(net.W, b, net.V, c, Xn, yn, bias=bias)
     return softmax_lambda_sup_tensor(Wt, bt, Vt, ct, torch.as_tensor(Xn, dtype=f64), yn, act, block=block)
 
 
