@@ -250,6 +250,17 @@ def sphere_multiple_check(rng) -> dict:
     return {"ok": ok, "lower": B.lower, "upper": B.upper, "target": target, "calls": B.scalar_calls}
 
 
+def direction_branch_ball_check(net: VectorNet, vec: dict) -> dict:
+    """The direction branch of :func:`numerics.rob.vector_sphere.vector_lipschitz` on B_3/2 against the exact
+    two-output constant (decided exactly: lower² ≤ Lip² ≤ upper²), closed to 1e-6."""
+    from numerics.rob.vector_sphere import vector_lipschitz
+
+    B = vector_lipschitz(net, rob.Ball(2, R32), rel_gap=1e-6, time_limit=60)
+    ex = vector_lipschitz_ball(net, R32).value2
+    ok = E.QNum(Fr(B.lower) ** 2).cmp(ex) <= 0 <= E.QNum(Fr(B.upper) ** 2).cmp(ex) and B.gap <= 1e-6
+    return {"ok": bool(ok), "lower": B.lower, "upper": B.upper, "exact": vec["value"], "calls": B.scalar_calls}
+
+
 def _lam2(J):
     a, bb, c = E.dot(J[0], J[0]), E.dot(J[0], J[1]), E.dot(J[1], J[1])
     disc = (a - c) ** 2 + 4 * bb * bb
@@ -287,9 +298,10 @@ def level_S(ctx: Context) -> Outcome:
     vec["known_case_exact"] = known.value2.cmp(E.QNum(k2)) == 0 and \
         three.value2.cmp(largest_eigenvalue([[t2]])) == 0 and three.cells == 2
     vec["sphere"] = sphere_multiple_check(rng)
+    vec["branch_ball"] = direction_branch_ball_check(vn, vec)
     ok_k = all(r["k"] == r["expected"] and (r["oracle"] is None or r["oracle"] == r["expected"]) for r in rows)
-    ok_v = (vec["known_case_exact"] and vec["sphere"]["ok"] and vec["lower_ok"] and vec["upper_ok"] and vec["u_below"]
-            and vec["points_below"] and vec["u_attained_rel"] <= 1e-3)
+    ok_v = (vec["known_case_exact"] and vec["sphere"]["ok"] and vec["branch_ball"]["ok"] and vec["lower_ok"]
+            and vec["upper_ok"] and vec["u_below"] and vec["points_below"] and vec["u_attained_rel"] <= 1e-3)
     lr_row = rows[-2]
     metric = {"cases": len(rows), "k_right": sum(r["k"] == r["expected"] for r in rows),
               "oracle_right": sum(r["oracle"] == r["expected"] for r in rows if r["oracle"] is not None),
@@ -305,9 +317,11 @@ def level_S(ctx: Context) -> Outcome:
                f"parallel rows (Lip² = 2 exactly, each row of norm 1) and its three-output twin (Lip² = 3) "
                + ("matched exactly; " if vec["known_case_exact"] else "MISSED; ")
                + f"on S² three outputs α·g: the certified ‖J(I − xxᵀ)‖₂ bracket [{vec['sphere']['lower']:.9f}, "
-               f"{vec['sphere']['upper']:.9f}] holds ‖α‖·Lip(g) = {vec['sphere']['target']:.9f} (exact S² routine) "
-               + ("" if vec["sphere"]["ok"] else "— MISSED") + " "
-               )
+               f"{vec['sphere']['upper']:.9f}] holds ‖α‖·Lip(g) = {vec['sphere']['target']:.9f} (exact S² routine)"
+               + ("" if vec["sphere"]["ok"] else " — MISSED")
+               + f"; the same direction branch on B_3/2 brackets the exact two-output constant "
+               f"[{vec['branch_ball']['lower']:.9f}, {vec['branch_ball']['upper']:.9f}]"
+               + ("" if vec["branch_ball"]["ok"] else " — MISSED"))
     return Outcome(ok_k and ok_v, metric, summary, details={"rows": rows, "vector": vec})
 
 

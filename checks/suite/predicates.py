@@ -17,8 +17,9 @@ three planes through 0, two     (the rational net as float64 gives it, found by 
 nearly parallel                 the exact B_R routine against max ‖g_σ‖² over all 2³ patterns, attained by an
                                 exact rational witness in the thin wedge (the SOCP brute force cannot resolve
                                 wedges of angle ~1e-16): equal as rationals
-hyperplanes through one point,  d = 4 (b = −Wp rounded: ~1e-17 apart): the bracket at rel_gap 0 contains the exact
-as float64 rounds them          B_R routine's constant, closes, and its lower end is re-proved from its witness
+hyperplanes through one point,  d = 4 (b = −Wp rounded: ~1e-17 apart) and a 1e-21 triangle holding the maximum in
+as float64 rounds them          R²: each bracket at rel_gap 0 contains the exact B_R routine's constant, closes, and
+                                its lower end is re-proved from its witness
 tangent, repeated and opposite  d = 6: the certified bracket contains the brute force's exact value; its lower
 hyperplanes in B_1              end is re-proved from its witness (a rational point inside the ball, its pattern
                                 exact, ‖g‖ ≥ lower)
@@ -121,6 +122,20 @@ def _ball_near_parallel() -> dict:
             "reference": math.sqrt(top), "pattern": pat, "witnessed": witness is not None, "ok": bool(ok)}
 
 
+def _witness_reproves(B, W, b, a, v) -> bool:
+    """A bracket's lower end re-proved from its witness in exact rationals (B_1): the point is inside the ball and on
+    no hyperplane, its pattern is the one reported, and lower² ≤ ‖g‖² there."""
+    x = [F(t) for t in B.witness_point]
+    z = [E.dot(w, x) + bj for w, bj in zip(W, b, strict=True)]
+    g = list(v)
+    for j, zj in enumerate(z):
+        if zj > 0:
+            g = [p + a[j] * q for p, q in zip(g, W[j], strict=True)]
+    act = tuple(zj > 0 for zj in z)
+    return bool(E.dot(x, x) < 1 and all(zj != 0 for zj in z) and tuple(bool(s) for s in B.witness_pattern) == act
+                and F(B.lower) ** 2 <= E.dot(g, g))
+
+
 def _tangent_bracket() -> dict:
     from checks.rob.oracles import ball_brute_force
     from numerics.rob.bracket import certified_bracket
@@ -138,29 +153,34 @@ def _tangent_bracket() -> dict:
     bf = ball_brute_force((W, b, a, v, F(0)), 1)
     exact = math.sqrt(bf.value2)
     contains = B.lower <= exact <= B.upper
-    # the lower end, re-proved from its witness in exact rationals
-    x = [F(t) for t in B.witness_point]
-    inside = E.dot(x, x) < 1
-    act = tuple(E.dot(w, x) + bj > 0 for w, bj in zip(W, b, strict=True))
-    strict = all(E.dot(w, x) + bj != 0 for w, bj in zip(W, b, strict=True))
-    g = list(v)
-    for j, on in enumerate(act):
-        if on:
-            g = [p + a[j] * q for p, q in zip(g, W[j], strict=True)]
-    gg = E.dot(g, g)
-    low = F(B.lower)
-    reproved = inside and strict and tuple(bool(s) for s in B.witness_pattern) == act and low * low <= gg
+    reproved = _witness_reproves(B, W, b, a, v)
     return {"case": "B_1 ⊂ R⁶: tangent, repeated and opposite hyperplanes (bracket)", "lower": B.lower,
             "upper": B.upper, "brute_force": exact, "contains": bool(contains), "lower_reproved": bool(reproved),
             "ok": bool(contains and reproved)}
 
 
-def _concurrent_bracket() -> dict:
-    """Nine hyperplanes meant to pass through one point p of B_1 ⊂ R⁴, b = −Wp as float64 rounds it: they miss p by
-    ~1e-17 and bound cells there of that size. The bracket (rel_gap = 0) against the exact B_R routine, and its
-    lower end re-proved from its witness."""
+def _bracket_at_rel_gap_0(W, b, a, v) -> dict:
+    """certified_bracket on B_1 at rel_gap 0 against the exact B_R routine (decided exactly), with its lower end
+    re-proved from its witness and its status converged."""
     from numerics.rob.bracket import certified_bracket
 
+    Wq = [[F(float(x)) for x in r] for r in W]
+    bq, aq, vq = ([F(float(x)) for x in t] for t in (b, a, v))
+    ref = rob.lipschitz((Wq, bq, aq, vq, F(0)), rob.Ball(len(vq), 1))
+    B = certified_bracket(W, b, a, v, sphere=False, R=1.0, rel_gap=0.0, time_limit=30)
+    contains = bool(ref.exact and E.QNum(F(B.lower) ** 2).cmp(ref.value2) <= 0
+                    and E.QNum(F(B.upper) ** 2).cmp(ref.value2) >= 0)
+    reproved = _witness_reproves(B, Wq, bq, aq, vq)
+    closed = B.status in ("gap reached", "exhausted")
+    return {"lower": B.lower, "upper": B.upper, "exact": float(ref.upper), "status": B.status, "contains": contains,
+            "lower_reproved": reproved, "ok": bool(contains and reproved and closed)}
+
+
+def _concurrent_bracket() -> dict:
+    """Hyperplanes meant to pass through one point, as float64 rounds them: (i) nine through p ∈ B_1 ⊂ R⁴, b = −Wp,
+    missing p by ~1e-17 and bounding cells there of that size; (ii) x > 0, y > 0, x + y < 2⁻⁷⁰ in R², a triangle of
+    size ~1e-21 where the maximum ‖g‖ = 2√2 lives, beside a line 1e-13 away that makes the first zoom too coarse.
+    Each bracket (rel_gap = 0) against the exact B_R routine, its lower end re-proved from its witness."""
     rng = np.random.default_rng([26, 4, 9])
     W = rng.standard_normal((9, 4)) / 2.0
     rng.standard_normal(9)                      # (the biases of the paper-like net, replaced below)
@@ -168,24 +188,12 @@ def _concurrent_bracket() -> dict:
     v = 0.01 * rng.standard_normal(4)
     p = np.random.default_rng(26).standard_normal(4)
     p *= 0.3 / np.linalg.norm(p)
-    b = -W @ p
-    Wq = [[F(float(x)) for x in r] for r in W]
-    bq, aq, vq = ([F(float(x)) for x in t] for t in (b, a, v))
-    ref = rob.lipschitz((Wq, bq, aq, vq, F(0)), rob.Ball(4, 1))
-    B = certified_bracket(W, b, a, v, sphere=False, R=1.0, rel_gap=0.0, time_limit=30)
-    contains = bool(ref.exact and E.QNum(F(B.lower) ** 2).cmp(ref.value2) <= 0
-                    and E.QNum(F(B.upper) ** 2).cmp(ref.value2) >= 0)
-    x = [F(t) for t in B.witness_point]
-    z = [E.dot(w, x) + bj for w, bj in zip(Wq, bq, strict=True)]
-    g = list(vq)
-    for j, zj in enumerate(z):
-        if zj > 0:
-            g = [s + aq[j] * t for s, t in zip(g, Wq[j], strict=True)]
-    reproved = E.dot(x, x) < 1 and all(zj != 0 for zj in z) and F(B.lower) ** 2 <= E.dot(g, g)
-    closed = B.status in ("gap reached", "exhausted")
-    return {"case": "B_1 ⊂ R⁴: nine hyperplanes through one point, ~1e-17 apart (bracket, rel_gap 0)",
-            "lower": B.lower, "upper": B.upper, "exact": float(ref.upper), "status": B.status,
-            "contains": contains, "lower_reproved": bool(reproved), "ok": bool(contains and reproved and closed)}
+    nine = _bracket_at_rel_gap_0(W, -W @ p, a, v)
+    tri = _bracket_at_rel_gap_0(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [1.0, -1.0]]),
+                                np.array([0.0, 0.0, 2.0 ** -70, 1e-13]), np.array([1.0, 1.0, -1.0, 0.01]), np.zeros(2))
+    return {"case": "B_1: hyperplanes through one point ~1e-17 apart (R⁴) and a 1e-21 triangle holding the maximum "
+                    "(R²) (brackets, rel_gap 0)", "concurrent": nine, "triangle": tri,
+            "ok": bool(nine["ok"] and tri["ok"])}
 
 
 def _tangent_caps() -> dict:
@@ -250,8 +258,8 @@ def level_F(ctx: Context) -> Outcome:
     summary = (f"{len(rows) - len(wrong)}/{len(rows)} exact-tie inputs agree with exact references (Op = c, a kink "
                f"circle of radius 1e-15 on S², near-parallel planes in B_3/2, tangent/repeated/opposite hyperplanes "
                f"in the d = 6 bracket with its lower end re-proved from the witness, hyperplanes through one point "
-               f"~1e-17 apart in the d = 4 bracket at rel_gap 0, tangent caps on S³, counts on "
-               f"their thresholds, an S¹ arc across 2π); exact fall-backs reached: "
+               f"~1e-17 apart (d = 4) and a 1e-21 triangle (d = 2) in brackets at rel_gap 0, tangent caps on S³, "
+               f"counts on their thresholds, an S¹ arc across 2π); exact fall-backs reached: "
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
                + (f"; DISAGREE: {', '.join(wrong)}" if wrong else ""))
