@@ -2,7 +2,7 @@ r"""Lower end of :func:`numerics.rob.bracket.certified_bracket`: a search for a 
 
 Nothing here is trusted: every candidate is a float point handed to :meth:`LowerSearch.offer`, which turns it
 into an exact rational point (ball: the float itself; sphere: an exact inverse stereographic image) and
-evaluates its signs and value exactly (:meth:`numerics.rob.bracket.BracketNet.exact`); only then may `lower`
+evaluates its signs and value exactly (:meth:`numerics.rob.bracket_net.BracketNet.exact`); only then may `lower`
 rise. Moves:
 
 * exact 1-D maximisation along lines (ball) / great circles (sphere) through the current point — every

@@ -25,7 +25,7 @@ of a sparse graph. This module
    where |g_A·x| is (nearly) least, with the largest margin to the caps of A, lifted to the sphere along a
    direction orthogonal to span(g_A, w_A) (and, when the dimension allows, to every w_k), turned into an exact
    rational point of S^{d−1} (inverse stereographic projection) and evaluated exactly
-   (:class:`numerics.rob.bracket.BracketNet`): its cell is read off exactly, whichever it is.
+   (:class:`numerics.rob.bracket_net.BracketNet`): its cell is read off exactly, whichever it is.
 
 The bound per clique ignores the caps outside A (the cell is smaller than K_A ∩ S), so it is exact when the
 maximising point of K_A lies in no other cap and d ≥ |A| + 2 (then K_A ∩ S and K_A have the same range of
@@ -273,8 +273,8 @@ def cap_graph_bracket(Wq, bq, aq, vq, *, rel_gap: float = 0.01, time_limit: floa
                       max_cliques: int = 200_000, seed: int = 0, net=None, progress=None) -> CapBracket | None:
     """Certified bracket of Lip_{S^{d−1}} for the canonical sphere form (Wq, bq, aq, vq) (exact rationals,
     b_j ≤ 0), or None when the overlap graph has more than ``max_cliques`` cliques or time runs out before
-    every clique is bounded (then nothing is proved here). ``net``: a :class:`numerics.rob.bracket.BracketNet` of the
-    same form, for the exact witness checks (built if None)."""
+    every clique is bounded (then nothing is proved here). ``net``: a :class:`numerics.rob.bracket_net.BracketNet`
+    of the same form, for the exact witness checks (built if None)."""
     t0 = time.perf_counter()
     deadline = t0 + time_limit
     m, d = len(Wq), len(vq)
@@ -325,7 +325,7 @@ def cap_graph_bracket(Wq, bq, aq, vq, *, rel_gap: float = 0.01, time_limit: floa
 
     # ---- witnesses, from the largest bound down
     if net is None:
-        from numerics.rob.bracket import BracketNet
+        from numerics.rob.bracket_net import BracketNet
         net = BracketNet(ctx.Wm, ctx.bm, np.array([float(a) for a in aq]), ctx.vm, True, 1.0,
                    exact=([list(r) for r in Wq], list(bq), list(aq), list(vq)))
     from numerics.rob.bracket_search import LowerSearch

@@ -1,0 +1,366 @@
+r"""The net of a certified Lipschitz bracket (:func:`numerics.rob.bracket.certified_bracket`) and its decisions.
+
+:class:`BracketNet` holds the float data with interval enclosures and the exact rationals, and decides, for one
+domain (ball or sphere): a candidate point's exact value and cell; node bounds (the Shor bound of the zonotope of
+the free units) and leaf enumerations, in interval arithmetic; cell feasibility by SOCP; infeasibility by Farkas
+certificates checked in interval arithmetic or, at ties, in exact rationals (:meth:`BracketNet.farkas_exact`); tiny
+cells of hyperplanes that nearly meet at one point (:meth:`BracketNet.zoom`); and the sphere cell bound. Every
+float a solver returns is only a candidate: what it proposes is checked (see the module docstring of
+:mod:`numerics.rob.bracket` for the bounds and their proofs).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import clarabel
+import numpy as np
+import scipy.sparse as sp
+from flint import fmpq, fmpq_mat
+
+from numerics.fallbacks import reach
+from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up
+from numerics.rob.bracket_sdp import sphere_cell_bound
+
+__all__ = ["BracketNet"]
+
+
+def _q(x):
+    f = x if isinstance(x, Fraction) else Fraction(float(x))
+    return fmpq(f.numerator, f.denominator)
+
+
+def _exact_float(x) -> bool:
+    return not isinstance(x, Fraction) or Fraction(float(x)) == x
+
+
+
+class BracketNet:
+    """The net of a bracket: float data with interval enclosures, the exact rationals, and the SOCP, Farkas and zoom
+    decisions of one domain (ball or sphere)."""
+
+    def __init__(self, W, b, a, v, sphere, R, exact=None):
+        self.W, self.b, self.a, self.v = W, b, a, v
+        self.m, self.d = W.shape
+        self.Rq = Fraction(1) if sphere else Fraction(R)
+        self.sphere, self.R = sphere, float(self.Rq)
+        Wx, bx, ax, vx = exact if exact is not None else (W.tolist(), b.tolist(), a.tolist(), v.tolist())
+        self.Wq = fmpq_mat(self.m, self.d, [_q(t) for row in Wx for t in row])
+        self.bq = [_q(t) for t in bx]
+        aq = [_q(t) for t in ax]
+        self.Aq = fmpq_mat(self.m, self.d, [aq[j] * self.Wq[j, l] for j in range(self.m) for l in range(self.d)])
+        self.vq = [_q(t) for t in vx]
+        # α_j = a_j W_j enclosed around its correctly rounded float: |fl(q) − q| ≤ u|fl(q)|(1 + u)
+        self.Am = np.array([[float(Fraction(int(self.Aq[j, l].p), int(self.Aq[j, l].q))) for l in range(self.d)]
+                            for j in range(self.m)], float).reshape(self.m, self.d)
+        self.Ar = round_up(2 * U * np.abs(self.Am))
+        self.v_rad = round_up(2 * U * np.abs(np.asarray(v, float)))
+        # Farkas pruning evaluates the hyperplanes in floats: only sound when W and b are exact floats
+        self.hyper_exact = all(_exact_float(t) for row in Wx for t in row) and all(_exact_float(t) for t in bx)
+        self.nW = np.linalg.norm(W, axis=1)
+
+    # ---------- exact evaluation of candidate points ----------
+    def exact(self, xq):
+        """xq: list of fmpq. Returns (value², pattern) if xq is a genuine point, else None."""
+        d, m = self.d, self.m
+        n2 = sum((t * t for t in xq), fmpq(0))
+        if self.sphere:
+            if n2 != 1:
+                return None
+        elif not n2 < fmpq(self.Rq.numerator, self.Rq.denominator) ** 2:
+            return None
+        Z = self.Wq * fmpq_mat(d, 1, xq)
+        pat = []
+        for j in range(m):
+            z = Z[j, 0] + self.bq[j]
+            if z == 0:
+                return None
+            pat.append(z > 0)
+        G = fmpq_mat(1, m, [fmpq(int(p)) for p in pat]) * self.Aq
+        g = [G[0, l] + self.vq[l] for l in range(d)]
+        val = sum((t * t for t in g), fmpq(0))
+        if self.sphere:
+            gx = sum((g[l] * xq[l] for l in range(d)), fmpq(0))
+            val -= gx * gx
+        return val, tuple(pat)
+
+    def rational_point(self, x):
+        if not self.sphere:
+            return [_q(t) for t in x]
+        x = x / np.linalg.norm(x)
+        k = int(np.argmax(np.abs(x)))
+        sgn = -1.0 if x[k] > 0 else 1.0          # pole N = sgn e_k, x ≈ -N
+        y = x / (1.0 - sgn * x[k])
+        yq = [_q(t) for t in y]
+        yq[k] = fmpq(0)
+        s = sum((t * t for t in yq), fmpq(0))
+        den = s + 1
+        xq = [2 * t / den for t in yq]
+        xq[k] = (s - 1) * int(sgn) / den
+        return xq
+
+    def fvalue(self, X):
+        """Float values (heuristic) at points X (n, d)."""
+        S = (X @ self.W.T + self.b) > 0
+        G = self.v + S @ self.Am
+        val = np.sum(G * G, axis=1)
+        if self.sphere:
+            val = val - np.sum(G * X, axis=1) ** 2
+        return np.sqrt(np.maximum(val, 0)), G
+
+    def enum_bounds(self, cm, cr, Ui):
+        """Rigorous upper bounds of ‖g‖ for all 2^k patterns of the free units Ui."""
+        k = len(Ui)
+        S = ((np.arange(2 ** k)[:, None] >> np.arange(k)[None]) & 1).astype(float)  # (2^k, k)
+        Gm, Gr = iv_matmul(S, np.zeros_like(S), self.Am[Ui], self.Ar[Ui]) if k else (np.zeros((1, self.d)),) * 2
+        Gm, Gr = iv_add(Gm, Gr, cm[None], cr[None])
+        X = np.abs(Gm) + Gr
+        ub = round_up(np.sqrt(np.sum(X * X, axis=1)), self.d + 4)
+        return S.astype(bool), ub, Gm, Gr
+
+    # ---------- SOCP ----------
+    def socp(self, idx, sg, eq=None, obj=None, tfix=None):
+        """max t s.t. s_j(W_j x + b_j) ≥ t‖W_j‖ (j ∈ idx), ‖x‖ ≤ R, t ≤ 1 (tfix: t fixed, maximise obj·x).
+        Returns (t, x, y) with y the duals of the sign rows."""
+        d, n = self.d, len(idx)
+        W, b = self.W[idx], self.b[idx]
+        rows = [np.hstack([-sg[:, None] * W, (self.nW[idx] if tfix is None else 0 * self.nW[idx])[:, None]])]
+        rhs = [sg * b - (0 if tfix is None else tfix * self.nW[idx])]
+        cones = []
+        if eq is not None:
+            rows.insert(0, np.hstack([eq, 0.0])[None])
+            rhs.insert(0, np.zeros(1))
+            cones.append(clarabel.ZeroConeT(1))
+        rows.append(np.hstack([np.zeros(d), 1.0])[None])
+        rhs.append(np.ones(1))
+        cones.append(clarabel.NonnegativeConeT(n + 1))
+        rows.append(np.zeros((1, d + 1)))
+        rows.append(np.hstack([-np.eye(d), np.zeros((d, 1))]))
+        rhs += [np.array([self.R]), np.zeros(d)]
+        cones.append(clarabel.SecondOrderConeT(d + 1))
+        A = sp.csc_matrix(np.vstack(rows))
+        q = np.zeros(d + 1)
+        if tfix is None:
+            q[d] = -1.0
+        else:
+            q[:d] = -obj
+        st = clarabel.DefaultSettings()
+        st.verbose = False
+        st.time_limit = max(0.05, min(5.0, self.deadline - time.perf_counter()))
+        try:
+            sol = clarabel.DefaultSolver(sp.csc_matrix((d + 1, d + 1)), q, A, np.concatenate(rhs), cones, st).solve()
+        except Exception:
+            return None
+        x = np.array(sol.x)
+        if x.size != d + 1 or not np.all(np.isfinite(x)):
+            return None
+        z = np.array(sol.z)
+        off = 0 if eq is None else 1
+        return x[d], x[:d], np.maximum(z[off:off + n], 0.0)
+
+    def dual_low(self, idx, sg, y, gm, gr):
+        """Rigorous lower bound of g·x over {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0}, g ∈ [gm ± gr], from y ≥ 0:
+        g·x ≥ (g − Σ y_j s_j W_j)·x − Σ y_j s_j b_j ≥ −R‖g − z‖ − T."""
+        if not self.hyper_exact:
+            return -math.inf
+        ys = y * sg
+        zm, zr = iv_matmul(ys[None], np.zeros((1, len(y))), self.W[idx])
+        Tm, Tr = iv_matmul(ys[None], np.zeros((1, len(y))), self.b[idx])
+        dm, dr = iv_add(gm, gr, -zm[0], zr[0])
+        T_up = float(Tm[0]) + float(Tr[0])
+        T_up = T_up + 4 * U * abs(T_up) + TINY
+        N_up = round_up(self.R * norm_up(dm, dr))
+        return -T_up - N_up - 4 * U * (abs(T_up) + N_up) - TINY   # minus the rounding of -T_up - N_up
+
+    def farkas(self, idx, sg, y):
+        """Proves that no open cell with the signs sg on idx meets the open ball, from y ≥ 0: in interval
+        arithmetic {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0} = ∅, else exactly (:meth:`farkas_exact`)."""
+        if y is None or not np.any(y > 0):
+            return False
+        if not self.hyper_exact:
+            return self.farkas_exact(idx, sg, y)
+        ys = y * sg
+        zm, zr = iv_matmul(ys[None], np.zeros((1, len(y))), self.W[idx])
+        Tm, Tr = iv_matmul(ys[None], np.zeros((1, len(y))), self.b[idx])
+        T_up = float(Tm[0]) + float(Tr[0])
+        T_up = T_up + 4 * U * abs(T_up) + TINY              # upper bound of T despite the rounding of +
+        N_up = round_up(self.R * norm_up(zm[0], zr[0]))
+        return T_up + N_up + 4 * U * (abs(T_up) + N_up) + TINY < 0 or self.farkas_exact(idx, sg, y)
+
+    def farkas_exact(self, idx, sg, y):
+        """Degenerate certificates, checked in exact rationals: y' ≥ 0, y' ≠ 0 with T = Σ y'_j s_j b_j ≤ 0
+        and T² ≥ R²‖Σ y'_j s_j W_j‖² prove that {‖x‖ < R, s_j(W_j x + b_j) > 0 ∀j} is empty (else
+        Σ y'_j s_j(W_j x + b_j) > 0 but it is < R‖Σ y' s W‖ + T ≤ 0, or = T ≤ 0 when Σ y' s W = 0). This
+        decides repeated and opposite hyperplanes and kinks tangent to the ball, where the closed system is
+        feasible. y' is the solver's y snapped to a grid, or its projection onto the kernel of [s_j W_j]; when
+        those fail (an interior-point y has a large support: concurrent hyperplanes), a basic solution of the LP
+        min Σ y_j s_j b_j s.t. Σ y_j s_j W_j = 0, Σ y = 1, y ≥ 0 (HiGHS, support ≤ d + 1) is tried the same way."""
+        reach("rob.bracket/farkas_exact")
+        y = np.maximum(np.asarray(y, float), 0.0)
+        if not (y.size and np.max(y) > 0 and math.isfinite(float(np.max(y)))):
+            return False
+        return self._try_certificate(idx, sg, y, 1e-7) or self._try_certificate(idx, sg, self._basic_kernel_y(idx, sg))
+
+    def _try_certificate(self, idx, sg, y, rel: float = 1e-9) -> bool:
+        """The exact test of :meth:`_certificate_exact` on the support of the float candidate y ≥ 0 (entries above
+        ``rel`` × its largest; at most 2d + 2 of them); False for no candidate."""
+        if y is None:
+            return False
+        y = np.maximum(np.asarray(y, float), 0.0)
+        mx = float(np.max(y)) if y.size else 0.0
+        if not mx > 0 or not math.isfinite(mx):
+            return False
+        S = np.flatnonzero(y > rel * mx)
+        return bool(S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, y[S] / mx))
+
+    def _basic_kernel_y(self, idx, sg):
+        """A vertex of {y ≥ 0, Σ y = 1, Σ y_j s_j W_j = 0} minimising Σ y_j s_j b_j, when that minimum is ≤ 0
+        (floats from HiGHS; only a candidate: the certificate is checked exactly)."""
+        from scipy.optimize import linprog
+
+        W, b = self.W[np.asarray(idx, int)], self.b[np.asarray(idx, int)]
+        Aeq = np.vstack([(sg[:, None] * W).T, np.ones((1, len(idx)))])
+        beq = np.r_[np.zeros(self.d), 1.0]
+        try:
+            res = linprog(sg * b, A_eq=Aeq, b_eq=beq, bounds=(0, None), method="highs-ds")
+        except Exception:       # noqa: BLE001 - a failed candidate search only means no certificate
+            return None
+        if res.status != 0 or res.fun > 1e-9 * (1 + float(np.max(np.abs(b)))):
+            return None
+        return np.maximum(res.x, 0.0)
+
+    def _certificate_exact(self, idx, sg, S, ys):
+        """The exact test of the module docstring on the support S with float weights ys (scaled to max 1)."""
+        rows = [int(idx[j]) for j in S]
+        sq = [int(sg[j]) for j in S]
+        cands = [[fmpq(int(round(t * 2 ** 30)), 2 ** 30) for t in ys]]
+        n, d = len(S), self.d
+        M = fmpq_mat(d, n, [sq[c] * self.Wq[rows[c], r] for r in range(d) for c in range(n)])
+        Rr, rank = M.rref()
+        piv, r = [], 0
+        for c in range(n):
+            if r < rank and Rr[r, c] != 0:
+                piv.append(c)
+                r += 1
+        free = [c for c in range(n) if c not in piv]
+        if free:
+            N = fmpq_mat(n, len(free), [0] * (n * len(free)))
+            for k, f in enumerate(free):
+                N[f, k] = 1
+                for i, p in enumerate(piv):
+                    N[p, k] = -Rr[i, f]
+            yq = fmpq_mat(n, 1, cands[0])
+            Nt = N.transpose()
+            try:
+                yp = N * (Nt * N).solve(Nt * yq)
+                cands.append([yp[i, 0] for i in range(n)])
+            except ZeroDivisionError:
+                pass
+        R2 = fmpq(self.Rq.numerator, self.Rq.denominator) ** 2
+        for yc in cands:
+            if any(t < 0 for t in yc) or all(t == 0 for t in yc):
+                continue
+            T = sum((yc[c] * sq[c] * self.bq[rows[c]] for c in range(n)), fmpq(0))
+            if T > 0:
+                continue
+            Nv = [sum((yc[c] * sq[c] * self.Wq[rows[c], l] for c in range(n)), fmpq(0)) for l in range(d)]
+            if T * T >= R2 * sum((t * t for t in Nv), fmpq(0)):
+                return True
+        return False
+
+    def zoom(self, idx, sg, x):
+        """Decide a pattern whose SOCP margin is ~0 and whose Farkas certificates failed, in the ball: hyperplanes
+        that (nearly) meet at one interior point, so that the cell, if any, is tiny (floats cannot see it). With p
+        the exact rational least-squares point of the hyperplanes through ~x, r_j = W_j·p + b_j exactly, κ a power
+        of two ≥ max |r_j| over them, the LP max t s.t. s_j(r_j/κ + W_j·ζ) ≥ t‖W_j‖, ‖ζ‖_∞ ≤ 1 is well scaled:
+        t* > 0 gives the candidate x = p + κζ (returned as exact rationals, to be checked exactly by the caller);
+        t* ≈ 0 sends the near rows to the exact certificate test; 0 < t* ≤ 1e-7 (a cell far smaller than κ) zooms
+        again at x with the rows tight there (at most four rounds). Returns ("point", xq), ("empty", None) or None."""
+        from scipy.optimize import linprog
+
+        if self.sphere or not self.hyper_exact or x is None:
+            return None
+        idx = np.asarray(idx, int)
+        W, b, nw = self.W[idx], self.b[idx], self.nW[idx]
+        z = W @ x + b
+        near = np.abs(z) <= 1e-6 * (nw + np.abs(b))          # the hyperplanes through ~x: they fix p
+        if not near.any():
+            return None
+        Wn = W[near]
+        corr = np.linalg.lstsq(Wn, Wn @ x + b[near], rcond=None)[0]
+        p = x - corr
+        if not np.all(np.isfinite(p)) or float(p @ p) >= (self.R * (1 - 1e-6)) ** 2:
+            return None
+        reach("rob.bracket/zoom_exact")
+        pq = [_q(t) for t in p]
+        thr = 1e-12 * (nw + np.abs(b))                      # through p up to rounding: the zoomed rows
+        for _ in range(4):                                  # a cell far smaller than κ: zoom again at its point
+            Z = self.Wq * fmpq_mat(self.d, 1, pq)
+            r = [Z[int(j), 0] + self.bq[int(j)] for j in idx]
+            rf = np.array([float(Fraction(int(t.p), int(t.q))) for t in r])
+            near = np.abs(rf) <= thr
+            if not near.any():
+                return None
+            Wn, rn, far = W[near], np.abs(rf[near]), ~near
+            kap = float(np.max(rn))
+            kap_e = math.frexp(kap)[1] if kap > 0 else -40
+            kappa = math.ldexp(1.0, kap_e)             # a power of two ≥ max |r_near| (exact scaling)
+            if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(self.d) * kappa * nw[far]):
+                return None                            # far rows not clearly on their side at p: not a tiny cell
+            A = np.hstack([-sg[near][:, None] * Wn, nw[near][:, None]])
+            res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
+                          bounds=[(-1, 1)] * self.d + [(None, 1.0)], method="highs")
+            if res.status != 0:
+                return None
+            t = -res.fun
+            kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
+            xz = [pq[k] + kq * _q(res.x[k]) for k in range(self.d)]
+            if t > 1e-7:
+                return "point", xz
+            rows, sn = idx[near], sg[near]
+            # the scaled LP's duals: y ≥ 0 with Σ y_j s_j W_j ≈ 0 and Σ y_j s_j r_j/κ ≈ t* < 0 — at this scale a
+            # robust candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the
+            # exact b).
+            if self._try_certificate(rows, sn, -np.asarray(res.ineqlin.marginals, float)) or \
+                    self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn)):
+                return "empty", None
+            if not t > 0:
+                return None
+            pq = xz                                    # 0 < t* ≤ 1e-7: the LP's rows tight at xz are the new core
+            thr = 1e-4 * kappa * nw
+        return None
+
+    def sphere_cell_up(self, idx, sg, x_hint):
+        """Proved upper bound of τ = (‖g‖² − (g·x)²)^½ over the closed cell (signs sg on idx, all units) ∩ S:
+        ‖g‖² − t with t ≤ min (g·x)² there from :func:`numerics.rob.bracket_sdp.sphere_cell_bound`
+        (exact g_σ; +inf when the relaxation or its exact check fails)."""
+        on = np.zeros(self.m, bool)
+        on[np.asarray(idx, int)[np.asarray(sg) > 0]] = True
+        G = fmpq_mat(1, self.m, [fmpq(int(t)) for t in on]) * self.Aq
+        gq = [G[0, k] + self.vq[k] for k in range(self.d)]
+        t = sphere_cell_bound(self.Wq, self.bq, gq, idx, sg, x_hint,
+                              time_limit=min(2.0, max(0.05, self.deadline - time.perf_counter())))
+        if t is None:
+            return math.inf
+        val = sum((y * y for y in gq), fmpq(0)) - t
+        if val <= 0:
+            return 0.0
+        f = float(np.nextafter(float(Fraction(int(val.p), int(val.q))), np.inf))
+        return sqrt_up(f)
+
+    def node_bound(self, cm, cr, Ui, V, iters=15):
+        """Rigorous upper bound of ‖g‖ over the node's 2^k gradients, and the ascended Shor iterate."""
+        k = len(Ui)
+        Aum, Aur = self.Am[Ui], self.Ar[Ui]
+        one = np.ones(k)
+        sm, sr = one @ Aum, round_up(one @ Aur + gamma_n(k) * (one @ np.abs(Aum)), 2 * k + 8)
+        c0m, c0r = iv_add(cm, cr, 0.5 * sm, 0.5 * sr)
+        tri = round_up(norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
+        if k == 0:
+            return min(tri, norm_up(c0m, c0r)), V
+        Bm = np.hstack([c0m[:, None], 0.5 * Aum.T])
+        Br = np.hstack([c0r[:, None], round_up(0.5 * Aur.T)])
+        sh, V = shor_bound(Bm, Br, V, iters)
+        return min(tri, sh), V
