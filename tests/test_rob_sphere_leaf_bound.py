@@ -16,7 +16,7 @@ import pytest
 from flint import fmpq, fmpq_mat
 
 from numerics import rob as K
-from numerics.rob import bracket as KBr
+from numerics.rob import bracket_net as KBr  # the net that calls the leaf bound
 from numerics.rob.bracket import certified_bracket
 from numerics.rob.bracket_sdp import psd_exact, sphere_cell_bound
 from numerics.rob.exact import QNum
