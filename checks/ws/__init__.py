@@ -8,6 +8,7 @@ module             what it holds
 ``trace_sq``       ws.trace_sq: closed-form tr H² (S, P, A)
 ``bound``          ws.bound: λ_max(H) ≤ λ_sup (A, F)
 ``softmax``        ws.softmax: multi-class softmax CE, tr H and tr H² with C×C blocks (S, P, A, F)
+``deep``           ws.deep: MLPs with L ≥ 2 hidden layers, tr H and tr H² by sample-pair Gram blocks (S, P, A, F)
 ``dependence``     ws.dependence: λ_sup against ‖v‖, N and sample correlation (E)
 ``overfit``        ws.overfit: λ_sup → 0 as predictions saturate (S, E)
 ``experiment``     ws.experiment: critical points, λ_1 against λ_sup, λ_sup against F1 (E)
@@ -19,4 +20,4 @@ module             what it holds
 """
 
 CLAIMS = ("theorem", "trace", "trace_sq", "bound", "dependence", "overfit", "experiment", "tightness", "gradient",
-          "softmax")
+          "softmax", "deep")

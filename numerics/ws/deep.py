@@ -57,8 +57,8 @@ from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import HessianMoments, checked_array
 
-__all__ = ["DeepHessianMoments", "DeepHessianTrace", "deep_dim", "deep_hessian_moments", "deep_hessian_trace",
-           "validate_deep", "deep_layers_from_module"]
+__all__ = ["DeepHessianMoments", "DeepHessianTrace", "DeepTables", "pair_sums", "deep_dim", "deep_hessian_moments",
+           "deep_hessian_trace", "validate_deep", "deep_layers_from_module"]
 
 MEMORY_MB = 256
 
@@ -141,35 +141,45 @@ def validate_deep(layers, X, y, loss: str | None = None):
 
 
 # ------------------------------------------------------------------------------------------------ tables
-class _Tables:
-    """Per-sample forward and adjoint quantities (float64 arrays, or object arrays of mpmath numbers)."""
+class DeepTables:
+    """Per-sample forward and adjoint quantities of :func:`deep_hessian_moments`: float64 arrays, or object arrays
+    (mpmath numbers, or SymPy expressions in :mod:`proofs.ws.deep`). ``H[l-1]`` = h_{l−1} (n, N_{l−1}), ``U[l-1]`` =
+    u_l (h_{l−1} with a column of ones when layer l has a bias), ``d1[l-1]``, ``d2[l-1]`` = φ′, φ″ at z_l (l ≤ L),
+    ``Q`` (n, C, C) and ``r`` (n, C) the loss's Hessian and gradient at the logits; ``zero`` is the scalar 0."""
 
-    def __init__(self, Ws, bs, X, y, act: SmoothActivation, loss: str, mp: bool):
-        self.mp = mp
-        to = np.vectorize(mpmath.mpf, otypes=[object]) if mp else (lambda a: a)
-        self.Ws = [to(W) for W in Ws]
+    def __init__(self, Ws, H, U, d1, d2, Q, r, zero=0.0):
+        self.Ws, self.H, self.U, self.d1, self.d2, self.Q, self.r = Ws, H, U, d1, d2, Q, r
+        self.zero = zero
+        self.mp = not isinstance(zero, float)
         self.L = len(Ws) - 1
+        self._adjoints_and_layout([W.shape[0] for W in Ws])
+
+    @classmethod
+    def forward(cls, Ws, bs, X, y, act: SmoothActivation, loss: str, mp: bool) -> DeepTables:
+        """The tables of a net at its samples, in float64 or (``mp``) mpmath at the current precision."""
+        to = np.vectorize(mpmath.mpf, otypes=[object]) if mp else (lambda a: a)
+        Ws = [to(W) for W in Ws]
+        L = len(Ws) - 1
         n = X.shape[0]
         h = to(X)
-        self.U, self.H, self.d1, self.d2 = [], [], [], []   # U[l-1] = u_l; H[l-1] = h_{l-1}; d1[l-1] = φ′(z_l)
-        for li, (W, b) in enumerate(zip(self.Ws, bs, strict=True)):
-            self.H.append(h)
+        U, H, d1, d2 = [], [], [], []
+        for li, (W, b) in enumerate(zip(Ws, bs, strict=True)):
+            H.append(h)
             one = np.ones((n, 1), dtype=object if mp else float)
             if mp:
                 one[:] = mpmath.mpf(1)
-            self.U.append(np.hstack([h, one]) if b is not None else h)
+            U.append(np.hstack([h, one]) if b is not None else h)
             z = h @ W.T + (to(b) if b is not None else 0)
-            if li == self.L:
-                self.out = z
+            if li == L:
                 break
-            if mp:
-                P = np.vectorize(act.mp, otypes=[object, object, object])(z)
-            else:
-                P = act.float64(z)
+            P = np.vectorize(act.mp, otypes=[object, object, object])(z) if mp else act.float64(z)
             h = P[0]
-            self.d1.append(P[1])
-            self.d2.append(P[2])
-        self.Q, self.r = _loss_tables(self.out, y, loss, mp)
+            d1.append(P[1])
+            d2.append(P[2])
+        Q, r = _loss_tables(z, y, loss, mp)
+        return cls(Ws, H, U, d1, d2, Q, r, mpmath.mpf(0) if mp else 0.0)
+
+    def _adjoints_and_layout(self, widths):
         # adjoints of r·f: δ_{L+1} = r, g_l = W_{l+1}ᵀ δ_{l+1}, δ_l = φ′_l ∘ g_l
         self.delta = [None] * (self.L + 1)   # delta[l-1] = δ_l
         self.g = [None] * self.L              # g[l-1] = g_l
@@ -179,7 +189,6 @@ class _Tables:
             self.g[li - 1] = g
             self.delta[li - 1] = self.d1[li - 1] * g
         # row layout of A_i: Z_1..Z_{L+1}, then R_2..R_{L+1}
-        widths = [W.shape[0] for W in Ws]
         self.zoff = np.concatenate([[0], np.cumsum(widths)]).astype(int)
         base = int(self.zoff[-1])
         self.roff = np.concatenate([[base], base + np.cumsum(widths[:-1])]).astype(int)  # R_{l+1} at roff[l-1]
@@ -189,13 +198,13 @@ class _Tables:
     def mdiag_and_pairs(self):
         """md (n, r): the diagonal of M_i off the output block; w (n, r) and perm (r,): the off-diagonal
         involution Z_k ↔ R_{k+1} with weights φ′_k."""
-        n = self.out.shape[0]
+        n = self.r.shape[0]
         dt = object if self.mp else float
         md = np.zeros((n, self.r_dim), dtype=dt)
         w = np.zeros((n, self.r_dim), dtype=dt)
         if self.mp:
-            md[:] = mpmath.mpf(0)
-            w[:] = mpmath.mpf(0)
+            md[:] = self.zero
+            w[:] = self.zero
         perm = np.arange(self.r_dim)
         for k in range(1, self.L + 1):
             zs = slice(self.zoff[k - 1], self.zoff[k])
@@ -237,14 +246,14 @@ def _loss_tables(out, y, loss, mp):
 
 
 # ------------------------------------------------------------------------------------------------ the Gram blocks
-def _gram(tb: _Tables, I, J):
+def _gram(tb: DeepTables, I, J):
     """G_ij = A_i A_jᵀ for i ∈ I, j ∈ J: shape (|I|, |J|, r, r)."""
     L, Ws = tb.L, tb.Ws
     bi, bj = len(I), len(J)
     dt = object if tb.mp else float
     G = np.zeros((bi, bj, tb.r_dim, tb.r_dim), dtype=dt)
     if tb.mp:
-        G[...] = mpmath.mpf(0)
+        G[...] = tb.zero
     kap = [U[I] @ U[J].T for U in tb.U]                     # κ_l (bi, bj)
     F = {}
     for m in range(1, L + 2):                                # diagonal blocks F_mm by the recursion
@@ -308,10 +317,13 @@ def _block_for(r: int, memory_mb: float, mp: bool) -> int:
     return max(1, int(math.isqrt(max(1, int(memory_mb * 2 ** 20 // per_pair)))))
 
 
-def _sums(tb: _Tables, n: int, block: int, progress=None):
+def pair_sums(tb: DeepTables, block: int, progress=None):
+    """(tr H, tr H², pairs) from the tables: (1/n) Σ_i tr(M_i G_ii) and (1/n²) Σ_ij tr(M_i G_ij M_j G_ijᵀ) over
+    blocks of sample pairs (upper triangle; the summand is symmetric in i, j)."""
+    n = tb.r.shape[0]
     md, w, perm = tb.mdiag_and_pairs()
     starts = list(range(0, n, block))
-    zero = mpmath.mpf(0) if tb.mp else 0.0
+    zero = tb.zero
     tr, tr2, pairs = zero, zero, 0
     total = len(starts) * (len(starts) + 1) // 2
     done = 0
@@ -324,7 +336,7 @@ def _sums(tb: _Tables, n: int, block: int, progress=None):
             S = np.sum(X * Y, axis=(2, 3))                   # tr(M_i G M_j Gᵀ) for every pair
             if j0 == i0:
                 S = np.triu(S) * 2 - np.diag(np.diag(S)) if not tb.mp else _triu2(S)
-                tr = tr + sum(np.trace(X[k, k]) for k in range(len(I)))
+                tr = tr + sum((np.trace(X[k, k]) for k in range(len(I))), zero)
             else:
                 S = 2 * S
             tr2 = tr2 + (np.sum(S) if not tb.mp else sum(S.ravel().tolist(), zero))
@@ -368,16 +380,16 @@ def deep_hessian_moments(layers, X, y, activation: str | Any = "tanh", *, loss: 
     D = deep_dim(widths, [b is not None for b in bs])
     if dps is not None:
         with mpmath.workdps(int(dps) + 10):
-            tb = _Tables(Ws, bs, X, y, act, loss, mp=True)
+            tb = DeepTables.forward(Ws, bs, X, y, act, loss, mp=True)
             blk = int(block or _block_for(tb.r_dim, memory_mb, True))
-            tr, tr2, pairs = _sums(tb, n, blk, progress)
+            tr, tr2, pairs = pair_sums(tb, blk, progress)
         with mpmath.workdps(int(dps)):
             tr, tr2 = +tr, +tr2
     else:
         with np.errstate(over="ignore", under="ignore"):
-            tb = _Tables(Ws, bs, X, y, act, loss, mp=False)
+            tb = DeepTables.forward(Ws, bs, X, y, act, loss, mp=False)
             blk = int(block or _block_for(tb.r_dim, memory_mb, False))
-            tr, tr2, pairs = _sums(tb, n, blk, progress)
+            tr, tr2, pairs = pair_sums(tb, blk, progress)
         tr, tr2 = float(tr), float(tr2)
     return DeepHessianMoments(tr, tr2, D, n, any(b is not None for b in bs), act.name, dps, "numpy" if dps is None
                               else "mpmath", None, widths, loss, pairs, blk)
@@ -393,7 +405,7 @@ def deep_hessian_trace(layers, X, y, activation: str | Any = "tanh", *, loss: st
     D = deep_dim(widths, [b is not None for b in bs])
     ctx = mpmath.workdps(int(dps) + 10) if dps is not None else np.errstate(over="ignore", under="ignore")
     with ctx:
-        tb = _Tables(Ws, bs, X, y, act, loss, mp=dps is not None)
+        tb = DeepTables.forward(Ws, bs, X, y, act, loss, mp=dps is not None)
         md, w, perm = tb.mdiag_and_pairs()
         tr = mpmath.mpf(0) if dps is not None else 0.0
         for i0 in range(0, n, block):

@@ -117,3 +117,98 @@ def deep_hessian_mpmath(layers, X, y, activation="tanh", *, loss=None, dps: int 
             key = None if loss == "binary" else int(y[i])
             tot += mpmath.matrix(fns[key](th, xi, mpmath.mpf(int(y[i]))))
         return tot / X.shape[0]
+
+
+class _Jet:
+    """A scalar with its gradient and Hessian in θ (object arrays of mpmath numbers): second-order forward AD."""
+
+    __slots__ = ("v", "g", "H")
+
+    def __init__(self, v, g, H):
+        self.v, self.g, self.H = v, g, H
+
+    def __add__(self, o):
+        if isinstance(o, _Jet):
+            return _Jet(self.v + o.v, self.g + o.g, self.H + o.H)
+        return _Jet(self.v + o, self.g, self.H)
+
+    __radd__ = __add__
+
+    def __mul__(self, o):
+        if isinstance(o, _Jet):
+            gg = np.outer(self.g, o.g)
+            return _Jet(self.v * o.v, self.v * o.g + o.v * self.g, self.v * o.H + o.v * self.H + gg + gg.T)
+        return _Jet(self.v * o, self.g * o, self.H * o)
+
+    __rmul__ = __mul__
+
+    def apply(self, f0, f1, f2):
+        """f(self) from f(v), f′(v), f″(v)."""
+        return _Jet(f0, f1 * self.g, f1 * self.H + f2 * np.outer(self.g, self.g))
+
+
+def deep_hessian_mpmath_ad(layers, X, y, activation="tanh", *, loss=None, dps: int = 60) -> mpmath.matrix:
+    """The dense Hessian at ``dps`` digits by second-order forward AD of the definition (value, gradient, Hessian
+    carried through every product and φ; φ′, φ″ of the named activations at full precision; the loss as
+    softplus(−z) + (1 − y)z, resp. logsumexp(z) − z_y, with their derivatives σ, σσ, resp. p, diag p − ppᵀ, written
+    without cancellation). Cost O(D²) per scalar operation: small nets only; far cheaper than
+    :func:`deep_hessian_mpmath` (no symbolic Hessian), so it confirms falsifier hits."""
+    act = get_activation(activation)
+    Ws, bs, X, y = _arrays(layers, X, y)
+    C = Ws[-1].shape[0]
+    loss = loss or ("binary" if C == 1 else "softmax")
+    D = sum(W.size + (0 if b is None else b.size) for W, b in zip(Ws, bs, strict=True))
+    with mpmath.workdps(dps + 10):
+        zero = mpmath.mpf(0)
+        zg = np.full(D, zero, dtype=object)
+        zH = np.full((D, D), zero, dtype=object)
+
+        def var(k, val):
+            g = zg.copy()
+            g[k] = mpmath.mpf(1)
+            return _Jet(mpmath.mpf(float(val)), g, zH)
+
+        params, k = [], 0
+        for W, b in zip(Ws, bs, strict=True):
+            Wj = [[var(k + i * W.shape[1] + j, W[i, j]) for j in range(W.shape[1])] for i in range(W.shape[0])]
+            k += W.size
+            bj = None
+            if b is not None:
+                bj = [var(k + i, b[i]) for i in range(b.size)]
+                k += b.size
+            params.append((Wj, bj))
+        total = zH.copy()
+        for i in range(X.shape[0]):
+            h = [mpmath.mpf(float(t)) for t in X[i]]
+            for li, (Wj, bj) in enumerate(params):
+                z = []
+                for a in range(len(Wj)):
+                    s = bj[a] if bj is not None else _Jet(zero, zg, zH)
+                    for c in range(len(h)):
+                        s = s + Wj[a][c] * h[c]
+                    z.append(s)
+                if li < len(params) - 1:
+                    h = [t.apply(*act.mp(t.v)) for t in z]
+            if loss == "binary":
+                zt = z[0]
+                s_neg, s_pos = 1 / (1 + mpmath.exp(zt.v)), 1 / (1 + mpmath.exp(-zt.v))   # σ(−z), σ(z)
+                sp_neg = -zt.v + mpmath.log1p(mpmath.exp(zt.v)) if zt.v < 0 else mpmath.log1p(mpmath.exp(-zt.v))
+                ell = zt.apply(sp_neg, -s_neg, s_neg * s_pos) + zt * (1 - int(y[i]))
+            else:
+                top = max(t.v for t in z)
+                e = [mpmath.exp(t.v - top) for t in z]
+                p = [t / sum(e) for t in e]
+                g = sum((p[c] * z[c].g for c in range(C)), zg)
+                Hs = sum((p[c] * z[c].H for c in range(C)), zH)
+                for c in range(C):
+                    for d in range(C):
+                        q = (p[c] if c == d else 0) - p[c] * p[d]
+                        Hs = Hs + q * np.outer(z[c].g, z[d].g)
+                ell_H = Hs - z[int(y[i])].H
+                ell = _Jet(zero, g, ell_H)
+            total = total + ell.H
+        out = mpmath.matrix(D, D)
+        for r in range(D):
+            for c in range(D):
+                out[r, c] = total[r, c] / X.shape[0]
+        return out
