@@ -4,7 +4,7 @@ MODEL is a ``.safetensors`` file, a ``.pt`` state dict (or, with ``--trust-pickl
 ``nn.Module``: unpickling runs arbitrary code), or an ``.npz``. A safetensors file written by
 :func:`numerics.interop.save_safetensors` names its activation in its metadata; other weight files carry none, so they
 need ``--activation`` (``sigmoid``, ``tanh``, ``softplus[:beta]``, ``gelu``, ``gelu_tanh``, ``relu``,
-``leaky_relu:slope``, ``relu_power:p``). Their two 2-d weights are the layers, in key order
+``leaky_relu:slope``, ``relu_power:p``). Their 2-d weights are the layers (two, or more for ws_deep), in key order
 (``0.weight``/``2.weight`` of an ``nn.Sequential``, or ``W``/``V`` in an ``.npz``), each with its
 ``.bias`` if present. DATA is an ``.npz`` or ``.pt`` with ``X`` and ``y``, or a ``.csv`` whose last column is y.
 
@@ -18,6 +18,9 @@ Sections (each applies where the network allows it):
 * **flat** (homogeneous activation, no biases): the Hessian trace of the squared loss, Υ (the trace
   minimised over rescalings), the optimal rescaling, and the flattest outer weights for the model's own
   directions with their dual certificate;
+* **ws_deep** (an ``nn.Sequential`` or weights file with two or more hidden layers, one smooth activation): exact
+  tr H and tr H² of the mean BCE (one logit) or softmax CE (C ≥ 2) Hessian by sample-pair sums
+  (:mod:`numerics.ws.deep`), the WS bounds and λ_max by Lanczos;
 * **rob** (ReLU or LeakyReLU): the canonical form's number of distinct kinks k(f) against the width m, the
   certified Lipschitz bracket on ``--domain sphere|ball --radius R``, and the rigidity ratio of every kink.
 
@@ -81,8 +84,8 @@ def module_from_arrays(arrays: dict[str, np.ndarray], activation: str | None, so
         layers = [("W", "b"), ("V" if "V" in arrays else "v", "c")]
     else:
         weights = sorted((k for k, a in arrays.items() if np.ndim(a) == 2), key=_natural)
-        if len(weights) != 2:
-            raise InputError(f"{source}: expected two 2-d weight arrays (a one-hidden-layer net), found "
+        if len(weights) < 2:
+            raise InputError(f"{source}: expected two or more 2-d weight arrays (one per linear layer), found "
                              f"{len(weights)}: {', '.join(weights) or 'none'} (keys: {', '.join(arrays)})")
         layers = [(w, w[: -len("weight")] + "bias" if w.endswith("weight") else None) for w in weights]
     used = [k for wk, bk in layers for k in (wk, bk) if k is not None and k in arrays]
@@ -98,20 +101,21 @@ def module_from_arrays(arrays: dict[str, np.ndarray], activation: str | None, so
         if b is not None and b.shape != (w.shape[0],):
             raise InputError(f"{source}: bias {bk!r} has shape {b.shape}, weight {wk!r} has {w.shape[0]} rows")
         mats.append((w, b))
-    (W, b), (V, c) = mats
-    if V.shape[1] != W.shape[0]:
-        raise InputError(f"{source}: second layer {V.shape} does not take the {W.shape[0]} hidden units of {W.shape}")
+    for k in range(1, len(mats)):
+        (W, _), (V, _) = mats[k - 1], mats[k]
+        if V.shape[1] != W.shape[0]:
+            raise InputError(f"{source}: layer {k + 1} {V.shape} does not take the {W.shape[0]} units of layer {k} "
+                             f"{W.shape}")
     tdt = torch.float32 if low else torch.float64
-    lin1 = nn.Linear(W.shape[1], W.shape[0], bias=b is not None).to(tdt)
-    lin2 = nn.Linear(V.shape[1], V.shape[0], bias=c is not None).to(tdt)
-    with torch.no_grad():   # float16/float32 → float32 and float64 → float64: exact either way
-        lin1.weight.copy_(torch.from_numpy(W).to(tdt))
-        lin2.weight.copy_(torch.from_numpy(V).to(tdt))
-        if b is not None:
-            lin1.bias.copy_(torch.from_numpy(b).to(tdt))
-        if c is not None:
-            lin2.bias.copy_(torch.from_numpy(c).to(tdt))
-    return nn.Sequential(lin1, activation_module(activation), lin2)
+    mods = []
+    for k, (W, b) in enumerate(mats):
+        lin = nn.Linear(W.shape[1], W.shape[0], bias=b is not None).to(tdt)
+        with torch.no_grad():   # float16/float32 → float32 and float64 → float64: exact either way
+            lin.weight.copy_(torch.from_numpy(W).to(tdt))
+            if b is not None:
+                lin.bias.copy_(torch.from_numpy(b).to(tdt))
+        mods += [lin] if k == len(mats) - 1 else [lin, activation_module(activation)]
+    return nn.Sequential(*mods)
 
 
 def load_model(path: Path, activation: str | None, trust_pickle: bool):
@@ -350,14 +354,82 @@ EXPLAIN = {
                   "the Wolkowicz–Styan bounds they imply, and λ_max itself for comparison (λ_max ≤ λ_sup always).",
     "flat": "The Hessian trace of the squared loss, its minimum Υ over rescalings, and the flattest "
             "interpolator with these directions (the dual certificate bounds the flatness of every one).",
+    "ws_deep": "The Hessian of the mean cross-entropy of a deep MLP (ws.deep): exact traces by sample-pair sums, "
+               "the Wolkowicz–Styan bounds they imply, and λ_max itself (λ_max ≤ λ_sup always).",
     "rob": "The canonical form's distinct kinks, a certified Lipschitz bracket, and each kink's rigidity "
            "ratio |α|(√(1−t²))/(2 Lip), which the paper bounds by 1.",
 }
 
 
+def _deep_layers(model):
+    """(layers, activation) when ``model`` is an ``nn.Sequential`` with two or more hidden layers, else None."""
+    import torch.nn as nn
+
+    if isinstance(model, nn.Sequential) and sum(isinstance(m, nn.Linear) for m in model) >= 3:
+        from numerics.ws.deep import deep_layers_from_module
+
+        return deep_layers_from_module(model)
+    return None
+
+
+def deep_section(layers, act, X, y, log) -> dict[str, Any]:
+    """ws.deep: exact tr H, tr H² of the mean CE Hessian of a deep smooth MLP, the WS bounds and λ_max (Lanczos)."""
+    import torch
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    from numerics.ws.deep import deep_hessian_moments
+    from numerics.ws.reference_deep import deep_hvp_operator
+
+    C = layers[-1][0].shape[0]
+    top = 1 if C == 1 else C - 1
+    if not np.all((y == np.round(y)) & (y >= 0) & (y <= top)):
+        raise InputError(f"ws_deep: labels y must be integers in 0..{top} for {C} output(s)")
+    t0 = time.perf_counter()
+    m = deep_hessian_moments(layers, X, y, act, progress=_pair_progress(log))
+    B = m.bounds
+    log(f"ws_deep: tr H, tr H² over {m.pairs} sample pairs in {time.perf_counter() - t0:.1f} s; λ_max by Lanczos")
+    hvp, D = deep_hvp_operator(layers, X, y, act)
+
+    def mv(x):
+        return hvp(torch.as_tensor(np.asarray(x, float).reshape(D, -1))).numpy().reshape(np.shape(x))
+
+    op = LinearOperator((D, D), matvec=mv, matmat=mv, dtype=np.float64)
+    vals, vecs = eigsh(op, k=1, which="LA", tol=1e-12)
+    lmax, vec = float(vals[-1]), vecs[:, -1]
+    return {"loss": m.loss, "widths": "–".join(map(str, m.widths)), "dim": m.dim, "trace": m.trace,
+            "trace_sq": m.trace_sq,
+            "mu": B.mean, "sigma": B.std, "lambda_sup": B.lmax_upper, "lmax_lower_bound": B.lmax_lower,
+            "lambda_max": lmax, "lambda_max_residual": float(np.linalg.norm(mv(vec) - lmax * vec)),
+            "pairs": m.pairs}
+
+
+def _pair_progress(log, every: float = 5.0):
+    last = [time.perf_counter()]
+
+    def show(done, total):
+        now = time.perf_counter()
+        if now - last[0] >= every:
+            last[0] = now
+            log(f"ws_deep: pair blocks {done}/{total}")
+
+    return show
+
+
 def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=print) -> dict[str, Any]:
     from numerics.interop import unpack
 
+    deep = _deep_layers(model)
+    if deep is not None:
+        layers, act = deep
+        widths = [layers[0][0].shape[1]] + [W.shape[0] for W, _ in layers]
+        t0 = time.perf_counter()
+        out = {"network": {"M": widths[0], "N": "–".join(map(str, widths[1:-1])), "outputs": widths[-1],
+                           "activation": act, "params": None, "dtype": str(next(model.parameters()).dtype),
+                           "kind": "smooth (deep)", "note": f"{len(layers) - 1} hidden layers: ws.deep applies; "
+                           "flat and rob are one-hidden-layer statements"}}
+        out["ws_deep"] = deep_section(layers, act, np.asarray(X, float), np.asarray(y, float), log)
+        out["seconds"] = time.perf_counter() - t0
+        return out
     net = unpack(model)
     out: dict[str, Any] = {"network": {"M": net.W.shape[1], "N": net.W.shape[0], "outputs": net.V.shape[0],
                                        "activation": net.activation, "params": net.params,
@@ -412,7 +484,7 @@ def _table(res: dict[str, Any]) -> None:
     con = Console()
     n = res["network"]
     con.print(f"{n['M']}–{n['N']}–{n['outputs']} net, {n['activation']} {n['params'] or ''}, {n['dtype']}: {n['note']}")
-    for sec in ("ws", "ws_softmax", "flat", "rob"):
+    for sec in ("ws", "ws_softmax", "ws_deep", "flat", "rob"):
         if sec not in res:
             continue
         t = Table(title=f"{sec}: {EXPLAIN[sec]}", title_justify="left")

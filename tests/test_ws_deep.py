@@ -143,3 +143,37 @@ def test_falsifier_property_has_teeth():
         return dataclasses.replace(m, trace_sq=m.trace_sq * (1 + 1e-6))
 
     assert claim.moments_property(wrong).screen(case) > 0
+
+
+# ------------------------------------------------------------------------------------------------ inspect
+def test_inspect_deep_state_dict(tmp_path, capsys):
+    import json
+
+    from checks.cli import main
+
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.GELU(), torch.nn.Linear(5, 3), torch.nn.GELU(),
+                                torch.nn.Linear(3, 2)).double()
+    torch.save(model.state_dict(), tmp_path / "deep.pt")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(12, 4)), rng.integers(0, 2, 12)
+    np.savez(tmp_path / "data.npz", X=X, y=y)
+    rc = main(["inspect", str(tmp_path / "deep.pt"), "--data", str(tmp_path / "data.npz"), "--activation", "gelu",
+               "--json", str(tmp_path / "out.json")])
+    assert rc == 0
+    res = json.loads((tmp_path / "out.json").read_text())["ws_deep"]
+    layers, act = deep_layers_from_module(model)
+    H = deep_hessian_torch(layers, X, y, act)                  # the dense reference, not the code under test
+    assert res["dim"] == H.shape[0] and res["loss"] == "softmax"
+    assert res["trace"] == pytest.approx(np.trace(H), rel=1e-10)
+    assert res["trace_sq"] == pytest.approx(float(np.sum(H * H)), rel=1e-10)
+    assert res["lambda_max"] == pytest.approx(float(np.linalg.eigvalsh(H)[-1]), rel=1e-8)
+    assert res["lambda_max"] <= res["lambda_sup"]
+    # a deep ReLU net is named, one line, exit 2
+    relu = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3), torch.nn.ReLU(),
+                               torch.nn.Linear(3, 1))
+    torch.save(relu.state_dict(), tmp_path / "relu.pt")
+    capsys.readouterr()
+    assert main(["inspect", str(tmp_path / "relu.pt"), "--data", str(tmp_path / "data.npz"), "--activation",
+                 "relu"]) == 2
+    assert "ReLU" in capsys.readouterr().err

@@ -6,12 +6,14 @@ module             concern
 ``activations``    smooth activations φ, φ′, φ″ in numpy, mpmath and torch
 ``moments``        closed-form tr H, tr H² (blocked sample-pair sums) and the WS bounds
 ``softmax``        the same for multi-class softmax cross-entropy (C × C blocks; ws.softmax)
+``deep``           the same for MLPs of any depth, binary and softmax (sample-pair Gram blocks; ws.deep)
 ``estimators``     Hutchinson and Lanczos on Hessian-vector products (bench baselines)
 ``reference``      dense references: a torch.func Hessian and a SymPy Hessian in mpmath
 =================  ==========================================================================
 """
 
 from numerics.ws.activations import SmoothActivation, get_activation
+from numerics.ws.deep import DeepHessianMoments, DeepHessianTrace, deep_hessian_moments, deep_hessian_trace
 from numerics.ws.modules import ce_hessian_moments_from_module, softmax_hessian_moments_from_module
 from numerics.ws.moments import (
                                  HessianMoments,
@@ -35,7 +37,8 @@ from numerics.ws.softmax import (
 from numerics.ws.trace_only import HessianTrace, ce_hessian_trace
 from numerics.ws.training import CurvatureMonitor, lambda_sup
 
-__all__ = ["lambda_sup", "CurvatureMonitor", "HessianTrace", "ce_hessian_trace", "SoftmaxHessianTrace",
+__all__ = ["DeepHessianMoments", "DeepHessianTrace", "deep_hessian_moments", "deep_hessian_trace",
+           "lambda_sup", "CurvatureMonitor", "HessianTrace", "ce_hessian_trace", "SoftmaxHessianTrace",
            "softmax_hessian_trace", "SoftmaxHessianMoments",
            "SoftmaxLambdaSupGrad", "softmax_lambda_sup_grad",
            "softmax_dim",

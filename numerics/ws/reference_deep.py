@@ -1,7 +1,9 @@
 r"""Dense references for deep MLPs (ws.deep): only checks and tests use these (they build the D × D Hessian).
 
 * :func:`deep_hessian_torch`: ``torch.func.hessian`` of the mean loss written from the definition with torch's own
-  φ and ``binary_cross_entropy_with_logits`` / ``cross_entropy`` in float64.
+  φ and ``binary_cross_entropy_with_logits`` / ``cross_entropy`` in float64 (:func:`deep_hvp_operator`: its
+  Hessian-vector products, matrix-free, for λ_max by Lanczos in ``inspect`` and the bench).
+* :func:`deep_hessian_mpmath_ad`: second-order forward AD of the definition in mpmath (confirms falsifier hits).
 * :func:`deep_hessian_mpmath`: ``sympy.hessian`` of each sample's loss as a SymPy expression in the parameter symbols
   (concrete φ, concrete BCE or log-sum-exp), lambdified to mpmath and summed over samples at ``dps`` digits.
 
@@ -39,8 +41,9 @@ def deep_theta(layers) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def deep_hessian_torch(layers, X, y, activation="tanh", *, loss=None) -> np.ndarray:
-    """The dense D × D float64 Hessian of the mean CE loss by ``torch.func.hessian`` (reference only)."""
+def deep_torch_loss_fn(layers, X, y, activation="tanh", *, loss=None):
+    """(mean CE loss as a torch function of the flat float64 θ, θ₀), written from the definition with torch's own
+    φ and ``binary_cross_entropy_with_logits`` / ``cross_entropy``."""
     import torch
 
     act = get_activation(activation)
@@ -67,8 +70,24 @@ def deep_hessian_torch(layers, X, y, activation="tanh", *, loss=None) -> np.ndar
                 h[:, 0], torch.as_tensor(y, dtype=torch.float64), reduction="mean")
         return torch.nn.functional.cross_entropy(h, torch.as_tensor(y, dtype=torch.long), reduction="mean")
 
-    th = torch.as_tensor(deep_theta(list(zip(Ws, bs, strict=True))), dtype=torch.float64)
+    return f, torch.as_tensor(deep_theta(list(zip(Ws, bs, strict=True))), dtype=torch.float64)
+
+
+def deep_hessian_torch(layers, X, y, activation="tanh", *, loss=None) -> np.ndarray:
+    """The dense D × D float64 Hessian of the mean CE loss by ``torch.func.hessian`` (reference only)."""
+    import torch
+
+    f, th = deep_torch_loss_fn(layers, X, y, activation, loss=loss)
     return torch.func.hessian(f)(th).detach().numpy()
+
+
+def deep_hvp_operator(layers, X, y, activation="tanh", *, loss=None):
+    """(hvp(V) for a (D, k) float64 tensor of directions, D): forward-over-reverse, batched by vmap (matrix-free)."""
+    from torch.func import grad, jvp, vmap
+
+    f, th = deep_torch_loss_fn(layers, X, y, activation, loss=loss)
+    g = grad(f)
+    return vmap(lambda vec: jvp(g, (th,), (vec,))[1], in_dims=1, out_dims=1), th.numel()
 
 
 def deep_hessian_mpmath(layers, X, y, activation="tanh", *, loss=None, dps: int = 50) -> mpmath.matrix:
