@@ -136,7 +136,7 @@ def _run(args) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from checks.bench import flat, rob, ws, ws_deep, ws_peers  # the paper modules import this one
+    from checks.bench import flat, rob, ws, ws_deep, ws_peers, ws_trace  # the paper modules import this one
     from checks.bench.report import plots, write_report
 
     console = Console(stderr=True)
@@ -171,6 +171,7 @@ def _run(args) -> int:
         ("peers", lambda: ws_peers.peers_section(b)),
         ("mnist", lambda: ws_peers.mnist_section(b)),
         ("ws_deep", lambda: ws_deep.deep_section(b)),
+        ("trace_only", lambda: ws_trace.trace_section(b)),
         ("flatness", lambda: flat.flattest_section(b)),
         ("kinks", lambda: rob.lipschitz_section(b)),
         ("kinks_certified", lambda: rob.certified_section(b)),
