@@ -32,3 +32,44 @@ def test_report_renders_and_refuses_a_wide_spread():
     md = "\n".join(ws_deep.report(data, []))
     assert "D = 433" in md and "no headline" in md and "2.0 MiB" in md and "10 pairs" in md
     assert ws_deep.report({}, []) == []
+
+
+def test_trace_only_report_and_per_call_normalisation(monkeypatch):
+    from checks.bench import ws_trace
+
+    calls = {"suite": 0, "peer": 0}
+
+    def suite():
+        calls["suite"] += 1
+        return type("T", (), {"trace": 2.0})()
+
+    def peer():
+        calls["peer"] += 1
+        return 2.0
+
+    class FakeBench:
+        targets = []
+
+        def target(self, *a, **k):
+            self.targets.append((a, k))
+
+        def log(self, s):
+            pass
+
+    # every timed sample takes 1 s whatever it loops over: the per-call ratio must be ks/kp
+    monkeypatch.setattr(ws_trace, "_repeats", lambda fn: ((10, None) if fn is suite else (2, None)))
+    fake = {"ratio_median": 1.0, "ratio_min": 1.0, "ratio_max": 1.0, "pairs": 3, "spread": 1.0, "headline": True,
+            "seconds_median": 1.0, "base_seconds_median": 1.0}
+    def fake_paired(base, others, **kw):
+        return {"BackPACK": dict(fake)}, {"base": base(), "BackPACK": others["BackPACK"]()}
+
+    monkeypatch.setattr(ws_trace, "paired", fake_paired)
+    b = FakeBench()
+    row = ws_trace._row(b, "x", suite, peer, 3, 10)
+    assert calls == {"suite": 10, "peer": 2}            # one looped sample each
+    assert row["ratio"]["ratio_median"] == pytest.approx(5.0) and row["backpack_s"] == pytest.approx(0.5)
+    assert row["suite_s"] == pytest.approx(0.1) and row["rel_diff"] == 0.0
+    assert b.targets[0][0][1] == pytest.approx(5.0)
+    md = "\n".join(ws_trace.report({"trace_only": {"rows": [row]}}, []))
+    assert "| x |" in md and "5×" in md
+    assert "not installed" in "\n".join(ws_trace.report({"trace_only": {"missing": "backpack"}}, []))
