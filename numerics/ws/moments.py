@@ -212,7 +212,7 @@ def checked_array(name: str, x, ndim: int) -> np.ndarray:
         raise ValueError(f"{name} has unsupported dtype {a.dtype}; use a real float or integer array")
     if a.dtype.kind == "f" and a.dtype.itemsize > 8:
         raise ValueError(f"{name} has dtype {a.dtype}; pass float64 (use dps=... for extended precision)")
-    a = a.astype(np.float64)
+    a = a.astype(np.float64, copy=False)   # no copy of a float64 input: nothing here writes into its inputs
     if a.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
