@@ -250,7 +250,10 @@ def _suite_headline(data: Data) -> list[str]:
 def target_table(data: Data, targets: Targets) -> list[str]:
     md = [
         "",
-        "## Targets (issue 5)",
+        "## Targets: each measured number against its threshold",
+        "",
+        "\"hit\" or \"MISSED\" only for a number that was measured and, for a time ratio, whose interleaved pairs "
+        "agree within the spread limit; otherwise \"not run\" with the reason.",
         "",
         "| Target | Measured | Threshold | Status |",
         "|---|---|---|---|",
