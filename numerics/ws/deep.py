@@ -312,6 +312,28 @@ def _right_M(tb, md, w, perm, J, G):
     return out
 
 
+def _contract_f64(tb, md, w, I, J, G):
+    """Σ_ab (M_i G)_ab (G M_j)_ab for every pair, float64, with M's structure: rows/columns are
+    [Z_1..Z_L | Z_{L+1} | R_2..R_{L+1}], Z_k and R_{k+1} in the same unit order, so the off-diagonal part of M is a
+    swap of two equal-sized slices (no gathered copy of G, no products with M's zeros)."""
+    h = int(tb.zoff[tb.L])                     # Σ_{l ≤ L} N_l: the hidden Z rows, and the R rows
+    o = slice(h, int(tb.zoff[tb.L + 1]))
+    Zh, R = slice(0, h), slice(int(tb.zoff[tb.L + 1]), tb.r_dim)
+    mi, wi = md[I][:, None, :h, None], w[I][:, None, :h, None]
+    mj, wj = md[J][None, :, None, :h], w[J][None, :, None, :h]
+    X = np.empty_like(G)
+    np.multiply(mi, G[:, :, Zh], out=X[:, :, Zh])
+    X[:, :, Zh] += wi * G[:, :, R]
+    np.matmul(tb.Q[I][:, None], G[:, :, o], out=X[:, :, o])
+    np.multiply(wi, G[:, :, Zh], out=X[:, :, R])
+    Y = np.empty_like(G)
+    np.multiply(G[..., Zh], mj, out=Y[..., Zh])
+    Y[..., Zh] += G[..., R] * wj
+    np.matmul(G[..., o], tb.Q[J][None], out=Y[..., o])
+    np.multiply(G[..., Zh], wj, out=Y[..., R])
+    return np.einsum("ijab,ijab->ij", X, Y), X
+
+
 def _block_for(r: int, memory_mb: float, mp: bool) -> int:
     per_pair = 4 * r * r * (8 if not mp else 200)      # G, two products and their product, bytes
     return max(1, int(math.isqrt(max(1, int(memory_mb * 2 ** 20 // per_pair)))))
@@ -332,8 +354,11 @@ def pair_sums(tb: DeepTables, block: int, progress=None):
         for j0 in starts[a:]:
             J = np.arange(j0, min(n, j0 + block))
             G = _gram(tb, I, J)
-            X, Y = _left_M(tb, md, w, perm, I, G), _right_M(tb, md, w, perm, J, G)
-            S = np.sum(X * Y, axis=(2, 3))                   # tr(M_i G M_j Gᵀ) for every pair
+            if tb.mp:
+                X, Y = _left_M(tb, md, w, perm, I, G), _right_M(tb, md, w, perm, J, G)
+                S = np.sum(X * Y, axis=(2, 3))               # tr(M_i G M_j Gᵀ) for every pair
+            else:
+                S, X = _contract_f64(tb, md, w, I, J, G)
             if j0 == i0:
                 S = np.triu(S) * 2 - np.diag(np.diag(S)) if not tb.mp else _triu2(S)
                 tr = tr + sum((np.trace(X[k, k]) for k in range(len(I))), zero)
