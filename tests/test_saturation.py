@@ -11,7 +11,7 @@ import pytest
 from numerics.ws import ce_hessian_moments
 from numerics.ws.activations import get_activation
 from numerics.ws.moments import tables_float64
-from numerics.ws.softmax import _softmax_tables, softmax_hessian_moments
+from numerics.ws.softmax import softmax_hessian_moments, softmax_tables
 
 LOGITS = (0.5, 30.0, 100.0, 300.0, 700.0)
 TINY = 1e-300   # below this float64 is subnormal: relative accuracy is not promised there
@@ -41,7 +41,7 @@ def test_softmax_tables_keep_their_relative_digits(spread):
     """p, the complements s_c = 1 − p_c and r = p − e_y for logits spread over [0, spread], C = 4."""
     Zl = np.array([[0.0, spread / 3, spread, -spread / 2], [spread, spread, 0.0, -spread]])
     y = np.array([2, 0])
-    p, s, r = _softmax_tables(Zl, y, np.exp)
+    p, s, r = softmax_tables(Zl, y, np.exp)
     with mpmath.workdps(50):
         for i in range(2):
             e = [mpmath.exp(mpmath.mpf(z)) for z in Zl[i]]

@@ -45,7 +45,8 @@ def _module(layers):
 
 
 def backpack_trace(layers, X, y, batch: int = 256) -> float:
-    """tr H from BackPACK's exact DiagHessian of the mean loss (batches weighted by their share of n)."""
+    """tr H from BackPACK's exact DiagHessian of the mean loss of a tanh MLP (any depth, one hidden layer included;
+    batches weighted by their share of n)."""
     import torch
     from backpack import backpack, extend
     from backpack.extensions import DiagHessian

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -22,35 +21,9 @@ from checks.bench import peers as P
 from checks.bench.core import Bench
 from checks.bench.timing import paired, ratio_text
 from checks.bench.ws import make_net
+from checks.bench.ws_deep import backpack_trace
 
 TARGET = 20.0
-
-
-def _softmax_backpack_trace(W, b, V, c, X, y, batch: int = 1000) -> float:
-    import torch
-    from backpack import backpack, extend
-    from backpack.extensions import DiagHessian
-    from torch import nn
-
-    N, M = W.shape
-    C = V.shape[0]
-    model = nn.Sequential(nn.Linear(M, N), nn.Tanh(), nn.Linear(N, C)).double()
-    with torch.no_grad():
-        model[0].weight.copy_(torch.from_numpy(W))
-        model[0].bias.copy_(torch.from_numpy(b))
-        model[2].weight.copy_(torch.from_numpy(V))
-        model[2].bias.copy_(torch.from_numpy(c))
-    model, loss = extend(model), extend(nn.CrossEntropyLoss())
-    Xt, Yt = torch.from_numpy(np.ascontiguousarray(X)), torch.as_tensor(y, dtype=torch.long)
-    n, tr = X.shape[0], 0.0
-    for i in range(0, n, batch):
-        out = loss(model(Xt[i:i + batch]), Yt[i:i + batch])
-        with warnings.catch_warnings(), backpack(DiagHessian()):
-            warnings.filterwarnings("ignore", message="Full backward hook", category=UserWarning)
-            out.backward()
-        tr += min(batch, n - i) / n * float(sum(p.diag_h.sum() for p in model.parameters()))
-        model.zero_grad()
-    return tr
 
 
 def _repeats(fn, floor_s: float = 0.05) -> tuple[int, Any]:
@@ -123,7 +96,7 @@ def trace_section(bench: Bench):
     X, y = rng.normal(size=(n_sm, 784)), rng.integers(0, 10, n_sm)
     rows.append(_row(bench, f"(784, 256), C = 10, n = {n_sm}, softmax",
                      lambda: softmax_hessian_trace(W, b, V, c, X, y, "tanh"),
-                     lambda: _softmax_backpack_trace(W, b, V, c, X, y), 2 if q else 3, 120))
+                     lambda: backpack_trace([(W, b), (V, c)], X, y, batch=1000), 2 if q else 3, 120))
     bench.data["trace_only"] = {"rows": rows}
 
 

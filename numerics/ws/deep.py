@@ -56,6 +56,7 @@ from scipy import special
 from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import HessianMoments, checked_array
+from numerics.ws.softmax import softmax_tables
 
 __all__ = ["DeepHessianMoments", "DeepHessianTrace", "DeepTables", "pair_sums", "deep_dim", "deep_hessian_moments",
            "deep_hessian_trace", "validate_deep", "deep_layers_from_module"]
@@ -229,16 +230,7 @@ def _loss_tables(out, y, loss, mp):
         q = p * pm
         r = np.where(y == 1, -pm, p)
         return q.reshape(n, 1, 1), r.reshape(n, 1)
-    if mp:
-        top = np.array([max(row) for row in out], dtype=object)
-        e = np.vectorize(mpmath.exp, otypes=[object])(out - top[:, None])
-    else:
-        e = np.exp(out - out.max(axis=1, keepdims=True))
-    p = e / e.sum(axis=1)[:, None]
-    off = 1 - np.eye(C, dtype=np.int64)
-    s = p @ off                                 # 1 − p_c = Σ_{a≠c} p_a, without cancellation
-    r = p.copy()
-    r[np.arange(n), y] = -s[np.arange(n), y]
+    p, s, r = softmax_tables(out, y, np.vectorize(mpmath.exp, otypes=[object]) if mp else np.exp)
     Q = -p[:, :, None] * p[:, None, :]
     idx = np.arange(C)
     Q[:, idx, idx] = p * s                      # p_c(1 − p_c)

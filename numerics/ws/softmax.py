@@ -50,7 +50,7 @@ from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.moments import HessianMoments, checked_array
 from numerics.ws.trace_only import trace_of
 
-__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "validate_softmax_net",
+__all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_tables", "validate_softmax_net",
            "SoftmaxHessianTrace", "softmax_hessian_trace"]
 
 
@@ -116,7 +116,7 @@ def centered(p, V):
     return (p @ delta).reshape(len(p), C, N)
 
 
-def _softmax_tables(Zl, y, exp):
+def softmax_tables(Zl, y, exp):
     """p, the complements s_c = Σ_{a≠c} p_a (= 1 − p_c without cancellation) and r = p − e_y."""
     n, C = Zl.shape
     top = Zl.max(axis=1)
@@ -144,7 +144,7 @@ def _tables(W, b, V, c, X, y, act: SmoothActivation, mp: bool):
         P = act.float64(A)
         Zl = P[0] @ V.T + (c if c is not None else 0.0)
         exp, sqrt = np.exp, np.sqrt
-    p, s, r = _softmax_tables(Zl, y, exp)
+    p, s, r = softmax_tables(Zl, y, exp)
     return P, p, s, r, V, X, sqrt
 
 
@@ -351,7 +351,7 @@ def _moments_dps_arb(W, b, V, c, X, y, act: SmoothActivation, dps: int, *, n: in
         P, Xa, rigorous = arb_balls.unit_tables(W, b, X, act, dps)
         Va = arb_balls.arb_array(V)
         Zl = P[0] @ Va.T + (arb_balls.arb_array(c) if c is not None else 0)
-        p, s, r = (np.asarray(t, dtype=object).view(arb_balls.ArbArray) for t in _softmax_tables(Zl, y, exp))
+        p, s, r = (np.asarray(t, dtype=object).view(arb_balls.ArbArray) for t in softmax_tables(Zl, y, exp))
         Xt = arb_balls.augmented(Xa, bias)
         tr, tr2 = _moments(P, p, s, r, Va, Xt, n=n, bias=bias, sqrt=sqrt, **kw)
         return (arb(tr), arb(tr2)), rigorous
