@@ -273,7 +273,7 @@ def softmax_section(model, X, y, log) -> dict[str, Any]:
     """ws for a Linear(N, C) head, C >= 2: softmax cross-entropy with labels 0..C−1."""
     from numerics.interop import unpack
     from numerics.ws.modules import softmax_hessian_moments_from_module
-    from numerics.ws.reference import softmax_hvp_operator
+    from numerics.ws.reference_softmax import softmax_hvp_operator
 
     net = unpack(model)
     C = net.V.shape[0]

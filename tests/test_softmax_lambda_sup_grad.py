@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from numerics.ws.reference import softmax_torch_loss_fn
+from numerics.ws.reference_softmax import softmax_torch_loss_fn
 from numerics.ws.softmax import softmax_hessian_moments, softmax_lambda_sup_grad
 
 

@@ -123,7 +123,7 @@ def test_a_50_digit_result_has_a_50_digit_lambda_sup_at_any_ambient_precision():
 def test_the_arb_softmax_hessian_contains_the_mpmath_one_and_agrees_with_torch(corner):
     """Two independent references: the SymPy-derivative Hessian in mpmath at 120 digits (guard digits for the logits'
     spread) must lie in the balls, and ``torch.func.hessian`` of ``F.cross_entropy`` must agree to float64."""
-    from numerics.ws.reference import softmax_hessian_arb, softmax_hessian_mpmath, softmax_hessian_torch
+    from numerics.ws.reference_softmax import softmax_hessian_arb, softmax_hessian_mpmath, softmax_hessian_torch
 
     rng = np.random.default_rng(["generic", "saturated", "nobias"].index(corner))
     M, N, C, n = 2, 3, 3, 4
@@ -154,7 +154,8 @@ _SOFTMAX_DEEP = {"W": [[2.972, 3.0, 2.999]], "b": None, "V": [[0.00176], [0.0075
 def test_the_softmax_dps_path_keeps_its_digits_through_a_deep_cancellation():
     """Independent truth: the SymPy-derivative softmax Hessian in mpmath at 600 digits."""
     from checks.ws.strategies import SoftmaxCase
-    from numerics.ws.reference import mp_trace_moments, softmax_hessian_mpmath
+    from numerics.ws.reference import mp_trace_moments
+    from numerics.ws.reference_softmax import softmax_hessian_mpmath
     from numerics.ws.softmax import softmax_hessian_moments
 
     case = SoftmaxCase.from_json(_SOFTMAX_DEEP)

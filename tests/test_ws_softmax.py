@@ -21,7 +21,7 @@ from checks.cli import main
 from checks.falsify import falsify, replay
 from checks.ws.softmax import bound_property, moments_property
 from numerics import moments
-from numerics.ws.reference import softmax_hessian_torch, softmax_torch_loss_fn
+from numerics.ws.reference_softmax import softmax_hessian_torch, softmax_torch_loss_fn
 from numerics.ws.softmax import softmax_hessian_moments
 
 

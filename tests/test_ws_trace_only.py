@@ -61,7 +61,7 @@ def _softmax_net(seed, M=3, N=4, C=5, n=30):
 def test_softmax_diagonal_equals_the_dense_hessian(act, bias):
     """Against torch.func's dense D×D Hessian (autograd of the loss as torch writes it) and the pair-sum trace."""
     from numerics.ws import softmax_hessian_moments, softmax_hessian_trace
-    from numerics.ws.reference import softmax_hessian_torch
+    from numerics.ws.reference_softmax import softmax_hessian_torch
 
     W, b, V, c, X, y = _softmax_net(1)
     b, c = (b, c) if bias else (None, None)
@@ -74,7 +74,7 @@ def test_softmax_diagonal_equals_the_dense_hessian(act, bias):
 
 def test_softmax_fifty_digits_against_the_sympy_hessian():
     from numerics.ws import softmax_hessian_trace
-    from numerics.ws.reference import softmax_hessian_mpmath
+    from numerics.ws.reference_softmax import softmax_hessian_mpmath
 
     W, b, V, c, X, y = _softmax_net(2, M=2, N=2, C=3, n=6)
     t = softmax_hessian_trace(W, b, V, c, X, y, "tanh", dps=50)

@@ -123,7 +123,8 @@ def level_A(ctx: Context) -> Outcome:
     import torch
 
     from numerics.ws import lambda_sup_grad
-    from numerics.ws.reference import softmax_torch_loss_fn, torch_loss_fn
+    from numerics.ws.reference import torch_loss_fn
+    from numerics.ws.reference_softmax import softmax_torch_loss_fn
     from numerics.ws.softmax import softmax_lambda_sup_grad
 
     def dense_grad(loss, th0):

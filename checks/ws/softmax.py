@@ -5,11 +5,11 @@ Derivation: :mod:`proofs.ws.softmax` (the CE derivatives; the C × C block kerne
 for M = 1..3, C = 2, 3, ±bias; the contraction identities; the kernel form against ``sympy.hessian`` of the full
 loss with a generic φ and a generic C-ary loss). Evaluator: :func:`numerics.ws.softmax.softmax_hessian_moments`
 (generated kernels ``numerics/_derived/ws_softmax.py``). References:
-:func:`numerics.ws.reference.softmax_hessian_mpmath` (SymPy derivatives of the net in mpmath, softmax from its
-definition) and
-:func:`~numerics.ws.reference.softmax_hessian_torch` (``torch.func.hessian`` of ``F.cross_entropy``), which share
-no code with the closed form. F confirms in arb balls (:func:`~numerics.ws.reference.softmax_hessian_arb`, proved
-either way; revision 2 of both properties). A also checks C = 2 against the *binary* model: with v = V_1 − V_0 and
+:func:`numerics.ws.reference_softmax.softmax_hessian_mpmath` (SymPy derivatives of the net in mpmath, softmax from
+its definition) and :func:`~numerics.ws.reference_softmax.softmax_hessian_torch` (``torch.func.hessian`` of
+``F.cross_entropy``), which share no code with the closed form. F confirms in arb balls
+(:func:`~numerics.ws.reference_softmax.softmax_hessian_arb`, proved either way; revision 2 of both
+properties). A also checks C = 2 against the *binary* model: with v = V_1 − V_0 and
 c = c_1 − c_0, H_softmax = Aᵀ H_BCE A, so tr H = tr(Λ H_BCE) and tr H² = tr((Λ H_BCE)²), Λ = AAᵀ (1 on W, b;
 2 on v, c).
 """
@@ -29,9 +29,8 @@ from checks.ws.bound import trace_moments_property, upper_bound_property
 from checks.ws.cases import ACTIVATIONS
 from checks.ws.moments import saturated_nets, saturation_error
 from checks.ws.strategies import SoftmaxCase, softmax_nets
-from numerics.ws.reference import (
-    ce_hessian_torch,
-    mp_trace_moments,
+from numerics.ws.reference import ce_hessian_torch, mp_trace_moments
+from numerics.ws.reference_softmax import (
     softmax_hessian_arb,
     softmax_hessian_moments_arb,
     softmax_hessian_mpmath,

@@ -4,7 +4,9 @@
 module             concern
 =================  ==========================================================================
 ``activations``    smooth activations φ, φ′, φ″ in numpy, mpmath and torch
-``moments``        closed-form tr H, tr H² (blocked sample-pair sums) and the WS bounds
+``inputs``         validation of (W, b, v, c, X, y): named errors for shapes, dtypes, NaN/inf, labels
+``bounds``         the Wolkowicz–Styan bounds from (tr A, tr A², D)
+``moments``        closed-form tr H, tr H² (blocked sample-pair sums), λ_sup and its gradient
 ``softmax``        the same for multi-class softmax cross-entropy (C × C blocks; ws.softmax)
 ``deep``           the same for MLPs of any depth, binary and softmax (sample-pair Gram blocks; ws.deep)
 ``estimators``     Hutchinson and Lanczos on Hessian-vector products (bench baselines)

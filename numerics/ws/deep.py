@@ -55,7 +55,8 @@ from scipy import special
 
 from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
-from numerics.ws.moments import HessianMoments, checked_array
+from numerics.ws.inputs import checked_array
+from numerics.ws.moments import HessianMoments
 from numerics.ws.softmax import softmax_tables
 
 __all__ = ["DeepHessianMoments", "DeepHessianTrace", "DeepTables", "pair_sums", "deep_dim", "deep_hessian_moments",

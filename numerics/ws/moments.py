@@ -44,77 +44,13 @@ import numpy as np
 from scipy import special
 
 from numerics._derived import ws as ws_kernels
-from numerics.interop import to_numpy
 from numerics.ws import workspace
 from numerics.ws.activations import SmoothActivation, get_activation
+from numerics.ws.bounds import WSBounds, ws_bounds
+from numerics.ws.inputs import checked_array, dim_of, validate_net
 
 __all__ = ["HessianMoments", "LambdaSupGrad", "PrecisionWarning", "WSBounds", "ce_hessian_moments",
-           "lambda_sup_grad", "ws_bounds", "validate_net"]
-
-
-@dataclass(frozen=True)
-class WSBounds:
-    """Wolkowicz–Styan bounds from (tr A, tr A², D) for any D×D matrix with real spectrum."""
-
-    mean: Any  # m = tr A / D
-    std: Any  # s = sqrt(tr A²/D − m²)
-    dim: int
-    lmax_lower: Any  # m + s/√(D−1)
-    lmax_upper: Any  # m + s√(D−1)   (λ_sup in the paper)
-    lmin_lower: Any  # m − s√(D−1)
-    lmin_upper: Any  # m − s/√(D−1)
-
-    def kth(self, k: int) -> tuple[Any, Any]:
-        """Bounds (lower, upper) on the k-th largest eigenvalue, k = 1..D:
-        m − s√((k−1)/(D−k+1)) ≤ λ_k ≤ m + s√((D−k)/k)."""
-        D = self.dim
-        if not (isinstance(k, int | np.integer) and 1 <= k <= D):
-            raise ValueError(f"k must be an integer in 1..{D}, got {k!r}")
-        k, mp = int(k), isinstance(self.std, mpmath.mpf)
-        sqrt = mpmath.sqrt if mp else np.sqrt
-
-        def q(a: int, b: int):  # the ratios in the bound's own precision, not as Python floats
-            return mpmath.mpf(a) / b if mp else a / b
-
-        return self.mean - self.std * sqrt(q(k - 1, D - k + 1)), self.mean + self.std * sqrt(q(D - k, k))
-
-
-def ws_bounds(trace, trace_sq, dim: int, *, var_tol=None) -> WSBounds:
-    """The four Wolkowicz–Styan eigenvalue bounds (and, via ``.kth``, the k-th eigenvalue form).
-
-    ``trace`` and ``trace_sq`` may be floats or mpmath numbers; the result uses the same arithmetic.
-    Rounding can make tr A²/D − m² slightly negative for a multiple of the identity; it is clipped
-    to 0 only when within 64 ulps of 0 relative to tr A²/D (or within ``var_tol``, a bound on its error that the
-    caller knows, e.g. from the inputs' own radii), and otherwise is an error.
-    """
-    if not isinstance(dim, int | np.integer) or isinstance(dim, bool):
-        raise ValueError(f"dim must be an integer, got {type(dim).__name__}")
-    if dim < 2:
-        raise ValueError(f"dim must be >= 2 for the Wolkowicz–Styan bounds (they divide by D − 1), got {dim}")
-    mp = isinstance(trace, mpmath.mpf) or isinstance(trace_sq, mpmath.mpf)
-    if mp:
-        tr, tr2 = mpmath.mpf(trace), mpmath.mpf(trace_sq)
-        if not (mpmath.isfinite(tr) and mpmath.isfinite(tr2)):
-            raise ValueError("trace and trace_sq must be finite")
-        sqrt, eps = mpmath.sqrt, mpmath.eps
-    else:
-        tr, tr2 = float(trace), float(trace_sq)
-        if not (np.isfinite(tr) and np.isfinite(tr2)):
-            raise ValueError(f"trace and trace_sq must be finite, got {trace!r}, {trace_sq!r}")
-        sqrt, eps = np.sqrt, np.finfo(float).eps
-    if tr2 < 0:
-        raise ValueError(f"trace_sq = tr A² must be >= 0 for a real spectrum, got {trace_sq!r}")
-    m = tr / dim
-    var = tr2 / dim - m * m
-    if var < 0:
-        if -var > 64 * eps * (tr2 / dim) and not (var_tol is not None and -var <= var_tol):
-            raise ValueError(
-                f"tr A²/D − (tr A/D)² = {float(var):.3e} < 0: no real spectrum has these moments"
-            )
-        var = var * 0
-    s = sqrt(var)
-    r = sqrt(dim - 1)
-    return WSBounds(m, s, int(dim), m + s / r, m + s * r, m - s * r, m - s / r)
+           "lambda_sup_grad", "ws_bounds", "validate_net", "checked_array", "dim_of"]
 
 
 @dataclass(frozen=True)
@@ -195,69 +131,6 @@ class HessianMoments:
                 top = hi.sqrt().upper() if hi > 0 else arb(0)
                 sigma = arb(top / 2, top / 2)
             return mu + (D - 1).sqrt() * sigma
-
-
-# ------------------------------------------------------------------------------------------------
-# input validation
-
-
-def checked_array(name: str, x, ndim: int) -> np.ndarray:
-    """``x`` (array-like or tensor) as a float64 array of ``ndim`` dimensions; ValueError naming ``name`` else."""
-    x = to_numpy(x)  # torch tensors (any dtype, device, requires_grad) are read exactly
-    try:
-        a = np.asarray(x)
-    except Exception as exc:  # ragged input
-        raise ValueError(f"{name} must be a numeric array: {exc}") from exc
-    if a.dtype == object or a.dtype.kind not in "biuf":
-        raise ValueError(f"{name} has unsupported dtype {a.dtype}; use a real float or integer array")
-    if a.dtype.kind == "f" and a.dtype.itemsize > 8:
-        raise ValueError(f"{name} has dtype {a.dtype}; pass float64 (use dps=... for extended precision)")
-    a = a.astype(np.float64, copy=False)   # no copy of a float64 input: nothing here writes into its inputs
-    if a.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        bad = "NaN" if np.isnan(a).any() else "inf"
-        raise ValueError(f"{name} contains {bad} at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])}")
-    return a
-
-
-def validate_net(W, b, v, c, X, y, *, bias: bool = True):
-    """Check shapes, finiteness, dtypes and labels; return float64 arrays (b, c are None without bias)."""
-    W = checked_array("W", W, 2)
-    N, M = W.shape
-    if N < 1 or M < 1:
-        raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
-    v = checked_array("v", v, 1)
-    X = checked_array("X", X, 2)
-    y = checked_array("y", y, 1)
-    if v.shape != (N,):
-        raise ValueError(f"v must have shape ({N},) to match W of shape {W.shape}, got {v.shape}")
-    if X.shape[1] != M:
-        raise ValueError(f"X must have M = {M} columns to match W of shape {W.shape}, got shape {X.shape}")
-    if X.shape[0] < 1:
-        raise ValueError("X must contain at least one sample")
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
-    if not np.all((y == 0) | (y == 1)):
-        bad = y[(y != 0) & (y != 1)][0]
-        raise ValueError(f"labels y must be in {{0, 1}}, found {bad!r}")
-    if bias:
-        if b is None or c is None:
-            raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
-        b = checked_array("b", b, 1)
-        if b.shape != (N,):
-            raise ValueError(f"b must have shape ({N},), got {b.shape}")
-        c = float(checked_array("c", c, 0))
-    else:
-        for name, val in (("b", b), ("c", c)):
-            if val is not None and np.any(np.asarray(val, dtype=float) != 0):
-                raise ValueError(f"bias=False (D = N(M+1)) has no {name}; pass None, not a nonzero {name}")
-        b = c = None
-    return W, b, v, c, X, y
-
-
-def dim_of(N: int, M: int, bias: bool) -> int:
-    return N * (M + 2) + 1 if bias else N * (M + 1)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -47,7 +47,8 @@ import numpy as np
 from numerics._derived import ws_softmax as softmax_kernels
 from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
-from numerics.ws.moments import HessianMoments, checked_array
+from numerics.ws.inputs import checked_array
+from numerics.ws.moments import HessianMoments
 from numerics.ws.trace_only import trace_of
 
 __all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_tables", "validate_softmax_net",

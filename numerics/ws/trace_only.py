@@ -24,7 +24,8 @@ import mpmath
 import numpy as np
 
 from numerics.ws.activations import get_activation
-from numerics.ws.moments import dim_of, tables_float64, tables_mp, validate_net
+from numerics.ws.inputs import dim_of, validate_net
+from numerics.ws.moments import tables_float64, tables_mp
 from numerics.ws.workspace import workspace
 
 __all__ = ["HessianTrace", "ce_hessian_trace", "trace_of"]

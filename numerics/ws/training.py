@@ -38,7 +38,8 @@ def lambda_sup(model, X, y, *, block: int | None = None):
 
     from numerics.interop import to_numpy, unpack
     from numerics.ws.activations import get_activation
-    from numerics.ws.moments import lambda_sup_tensor, validate_net
+    from numerics.ws.inputs import validate_net
+    from numerics.ws.moments import lambda_sup_tensor
     from numerics.ws.softmax import softmax_lambda_sup_tensor, validate_softmax_net
 
     net = unpack(model)   # validates the shape, the activation and the parameters (NaN/inf)
