@@ -196,7 +196,7 @@ def referee_rows(report: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 # Extension point: extra sections of verify.md after the referee summary, each "module:function" returning markdown
 # lines for the report (an empty list leaves nothing). They read committed data only (CI has no network).
-EXTRA_SECTIONS = ("checks.rob.author:report_section",)
+EXTRA_SECTIONS = ("checks.rob.supplement.author:report_section",)
 
 
 def extra_sections(report: dict[str, Any]) -> list[str]:

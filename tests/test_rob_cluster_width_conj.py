@@ -9,7 +9,7 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from checks.rob import author, cluster_failure, conjecture_9_1, width_one
+from checks.rob.supplement import author, cluster_failure, conjecture_9_1, width_one
 from numerics import rob
 
 # ------------------------------------------------------------------------------------------- rob.cluster_failure

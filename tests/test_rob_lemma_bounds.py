@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checks.falsify import falsify
-from checks.rob import lemma_data as data
-from checks.rob import occupancy, pileup, serving, value_mass
+from checks.rob.supplement import lemma_data as data
+from checks.rob.supplement import occupancy, pileup, serving, value_mass
 from numerics import rob
 from proofs.rob import lemmas
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from checks.falsify import falsify
-from checks.rob import affine_sup, fit_identity, forced_depth
+from checks.rob.supplement import affine_sup, fit_identity, forced_depth
 from numerics import rob
 
 

@@ -2,7 +2,7 @@
 constant agrees with lipschitz's reduction and with the general routines (dispatch disabled); the parallel
 reduction inside lipschitz is not the oracle's code path.
 
-The ≥ 1000-net agreement run of issue 12 is ``python -m checks.rob.single_pole 1000`` (about 10 CPU minutes);
+The ≥ 1000-net agreement run of issue 12 is ``python -m checks.rob.supplement.single_pole 1000`` (about 10 CPU minutes);
 ``test_agreement_sample`` runs a seeded sample of it."""
 
 import warnings
@@ -12,8 +12,8 @@ import pytest
 import sympy as sp
 
 from checks.falsify import falsify
-from checks.rob import single_pole as SP
-from checks.rob import stratified as ST
+from checks.rob.supplement import single_pole as SP
+from checks.rob.supplement import stratified as ST
 from numerics import rob
 
 

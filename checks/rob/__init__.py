@@ -1,6 +1,9 @@
-r"""The rob paper's checks (SPEC §3): Shmalo 2026, arXiv 2607.07778, law of robustness for two-layer nets.
+r"""The rob paper's checks: Shmalo 2026, arXiv 2607.07778, law of robustness for two-layer nets.
 
-Claim modules, in spec order (``CLAIMS``), each with ``ID`` and one ``level_X`` per spec level:
+Two rooms. This package holds the paper's own claims (SPEC §3) and the helpers both rooms share;
+:mod:`checks.rob.supplement` holds the author's supplementary note and public checks (SPEC §4), with the helpers
+only they use. Claim modules of this room, in spec order (``CLAIMS``), each with ``ID`` and one ``level_X`` per
+spec level:
 
 ====================  ======  ==============================================================================
 module                levels  what the levels check
@@ -17,20 +20,6 @@ module                levels  what the levels check
 ``low_width``         P E     Section 8: m ≤ 3, any activation: certified Lip in ≤ 4 dims; the least fitting Lip
 ``sharpness``         P E     Prop. 10.1: the width-2n construction's two conditions over (n, d); Lip = O(1)
 ``value``             F       sup|f| ≤ 2 + 4L for nets fitting below the noise floor
-``fit_identity``      S F     Σ(y f − f²/2) ≥ εn/2 for f and clip∘f; ≥ εn/2 indices with y f ≥ ε/4 (SPEC §4)
-``affine_sup``        S P F   sup over affine z of y·z − ¼‖z‖² is yᵀPy at z = 2Py; E_y yᵀPy = rank [X 1]
-``forced_depth``      S F     Kσ ≤ ‖Σu_g‖ ≤ √(K(1 + (K−1)ν)); K ≤ (1 − ν)/(σ² − ν)
-``occupancy``         F E     N_u(t) ≤ Op/t², decided exactly; its sharpness for aimed normalised sums (figure)
-``value_mass``        S F     ‖r_{u,t}‖₁ ≤ min(2√(n·Op), Op/t, (1−t)Op/t²); |α|‖r‖₁ ≤ 5 L Op/t (sharp: 2τ^{5/2})
-``serving``           F       #{y α ReLU(u·x − t) ≥ h} ≤ Op(t + h/|α|)⁻², ≤ 6 Op L²/h² (sharp: 4)
-``pileup``            F       ∇f = v + s_A off the kinks; ‖s_A − s_A′‖ ≤ 2 Lip_{B_R} over certified cells
-``single_pole``       S P F   the exact single-pole constant (= lipschitz, = the S² arrangement), static
-                              rigidity, TV ≤ πL, ‖v_⊥‖ ≤ L, the tanh/GELU version
-``single_pole_law``   E       single-pole nets fitting noise: exact Lip against ε·min(√n, d) over n and d
-``stratified``        F       stratified isolation |β_c + A_c(s)|√(1 − s²) ≤ Lip under its hypotheses (d = 6, 24..64)
-``cluster_failure``   S P E   two coherent clusters: exact Lip = α_0 ≤ 2α_0 flat in ρ, profile TV ∝ 1/ρ (SPEC §4)
-``width_one``         E       projection floor: a Grassmannian adversary's best min-gap × n against √(log(nd))
-``conjecture_9_1``    E       Conjecture 9.1: the strongest certified multiplier found, against εn/4 and εn/160
 ====================  ======  ==============================================================================
 
 Shared modules:
@@ -40,11 +29,8 @@ Shared modules:
   claims use;
 * ``strategies`` — Hypothesis strategies: degenerate arrangements (planted exactly) and adversarial nets;
 * ``rational`` — the exact rational constructions and the JSON case builder behind ``strategies``;
-* ``lemma_data`` — rational strategies and SymPy/mpmath references for the SPEC §4 lemmas;
 * ``oracles`` — independent references (ball brute force, S² probes, uniform sample), one copy each,
   sharing no code with :mod:`numerics.rob`;
-* ``author`` — runs the author's ten scripts as a peer and records their output (``author_checks.toml``);
-  ``author_suite`` computes the suite's certified counterparts and the sampling shortfalls recorded beside them;
 * ``exact_values`` — two-sided properties on families whose constant and rigidity ratio are known by hand
   (single units at the rigidity equality case, the width-2n interpolant, near-tied cells).
 
@@ -52,7 +38,7 @@ Derivations come from :mod:`proofs.rob`, evaluators from :mod:`numerics.rob`, cl
 :mod:`numerics._derived.rob`.
 """
 
+from checks.rob.supplement import CLAIMS as _SUPPLEMENT
+
 CLAIMS = ("canonical", "jump", "rigidity_ball", "rigidity_sphere", "circle", "width_2n", "law", "realized_kinks",
-          "structured", "low_width", "sharpness", "value",
-          "fit_identity", "occupancy", "value_mass", "serving", "pileup", "affine_sup", "forced_depth",
-          "single_pole", "single_pole_law", "stratified", "cluster_failure", "width_one", "conjecture_9_1")
+          "structured", "low_width", "sharpness", "value") + tuple(f"supplement.{name}" for name in _SUPPLEMENT)

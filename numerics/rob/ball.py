@@ -44,6 +44,7 @@ import numpy as np
 from numerics.fallbacks import reach
 from numerics.rob import exact as E
 from numerics.rob.interval import Interval, Undecided, from_fractions, matmul
+from numerics.rob.packed_rows import first_unique, pack_rows
 
 __all__ = ["lipschitz_ball", "BallResult", "BudgetExceeded", "decide_iv", "line_cells", "rank_points",
            "span_basis"]
@@ -426,47 +427,6 @@ def rank_points(Y: Interval, mask, exact_nh):
     return ranks
 
 
-# ------------------------------------------------------------------------------------------ rows
-def _pack(rows):
-    return np.packbits(rows, axis=1)
-
-
-def _mix(x):
-    """The splitmix64 finaliser (a bijection of uint64 that scatters nearby words)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def _first_unique(packed: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row of a packbits array, in order.
-
-    Rows are sorted by a 64-bit hash of their words; the rows of one hash value form a run, and each run is
-    checked to hold one row only (else, a hash collision, the rows are sorted by all their words)."""
-    n, nb = packed.shape
-    if n <= 1:
-        return np.arange(n)
-    w = -(-nb // 8)
-    words = np.zeros((n, 8 * w), np.uint8)
-    words[:, :nb] = packed
-    words = words.view(np.uint64)
-    h = _mix(words[:, 0])
-    for i in range(1, w):
-        h = _mix(h ^ words[:, i])
-    order = np.argsort(h)
-    sh = h[order]
-    same = sh[1:] == sh[:-1]
-    sw = words[order]
-    if np.any(same & np.any(sw[1:] != sw[:-1], axis=1)):  # a collision: sort by the words themselves
-        order = np.lexsort(words.T[::-1])
-        sw = words[order]
-        same = ~np.any(sw[1:] != sw[:-1], axis=1)
-    starts = np.flatnonzero(np.r_[True, ~same])
-    return np.sort(np.minimum.reduceat(order, starts))
-
-
 # ------------------------------------------------------------------------------------------ recursion
 def _chunks(G, m):
     step = max(1, CHUNK // max(m, 1))
@@ -496,7 +456,7 @@ def _level(ctx, S_list, A, c, paths):
             ctx.check()
             continue
         for g in np.flatnonzero(~has):
-            leaf_rows[s0 + int(g)] = _pack(const[g][None, :])
+            leaf_rows[s0 + int(g)] = pack_rows(const[g][None, :])
         for g in np.flatnonzero(has):
             gg = s0 + int(g)
             idx = np.flatnonzero(meets[g])
@@ -586,7 +546,7 @@ def arrangement_rows(ctx, A0: Interval):
         cur = dict(leaf_rows)
         for g, kids in children.items():
             P = _assemble(kids, below.__getitem__, nb)
-            cur[g] = P if depth == 0 else P[_first_unique(P)]
+            cur[g] = P if depth == 0 else P[first_unique(P)]
         below = cur
         ctx.check()
     return below[0]
@@ -602,7 +562,7 @@ def ball_cells(Wq, bq, R, *, time_limit=None, max_nodes=10**7, progress=None) ->
     ctx = _Ctx(list(Wq), list(bq), R * R, deadline, max_nodes, progress)
     A0 = ctx.exact_params[()][0]
     packed = arrangement_rows(ctx, from_fractions([list(col) for col in A0]))
-    return packed[_first_unique(packed)], ctx.nodes
+    return packed[first_unique(packed)], ctx.nodes
 
 
 def lipschitz_ball(Wq, bq, aq, vq, R, *, time_limit=None, max_nodes=10**7, progress=None) -> BallResult:

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from checks.evidence import Outcome
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
-from checks.rob import lemma_data as data
 from checks.rob.oracles import ball_brute_force
+from checks.rob.supplement import lemma_data as data
 from numerics import kinks, rob
 from numerics.rob import exact as E
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from checks.evidence import Outcome
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
-from checks.rob import lemma_data as data
+from checks.rob.supplement import lemma_data as data
 from checks.tol import TOL
 from numerics import rob
 from proofs.rob import lemmas

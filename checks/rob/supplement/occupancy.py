@@ -4,12 +4,12 @@ bound is sharp for aimed normalised sums.
 Why it holds: t² N_u(t) ≤ Σ_{u·x_i ≥ t} (u·x_i)² ≤ uᵀ(Σ x_i x_iᵀ)u ≤ Op. Equality: x_i = u for all i at t = 1
 (N = n = Op), and orthonormal x_1..x_k with u their normalised sum at t = 1/√k (N = k, Op = 1).
 
-* F — one property on exact unit data (:func:`checks.rob.lemma_data.unit_data`: stacked points, near-coincident
-  caps, signed orthonormal families, u a point or aimed at the normalised sum of a chosen subset, t tight at
-  the subset's smallest u·x_i or at a data point's, shifted by 1e-6, near 0, near 1, t = 1). The bound is
-  decided exactly: N_u(t) > Op/t² ⇔ Op < t²N_u(t), by Sturm counts of the Gram matrix's characteristic
-  polynomial (SymPy) and by :func:`numerics.rob.op_compare`, which must agree; the count is recomputed in
-  Fractions and must equal :func:`numerics.rob.occupancy`.
+* F — one property on exact unit data (:func:`checks.rob.supplement.lemma_data.unit_data`: stacked points,
+  near-coincident caps, signed orthonormal families, u a point or aimed at the normalised sum of a chosen subset, t
+  tight at the subset's smallest u·x_i or at a data point's, shifted by 1e-6, near 0, near 1, t = 1). The bound is
+  decided exactly: N_u(t) > Op/t² ⇔ Op < t²N_u(t), by Sturm counts of the Gram matrix's characteristic polynomial
+  (SymPy) and by :func:`numerics.rob.op_compare`, which must agree; the count is recomputed in Fractions and must equal
+  :func:`numerics.rob.occupancy`.
 * E — sharpness for aimed normalised sums on uniform data (n fixed, d growing): for the first k points,
   u = Σ_{i≤k} x_i/‖Σ_{i≤k} x_i‖ and t_k = min_{i≤k} u·x_i, so N_u(t_k) ≥ k; the sharpness ratio
   ρ_k = N_u(t_k) t_k²/Op ≤ 1 (Op certified by :func:`numerics.rob.op_enclosure`; u, t and N in float64).
@@ -31,7 +31,7 @@ from checks import figures
 from checks.evidence import Outcome
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
-from checks.rob import lemma_data as data
+from checks.rob.supplement import lemma_data as data
 from checks.stats import StatementTest, bootstrap_ci
 from checks.tol import TOL
 from numerics import rob

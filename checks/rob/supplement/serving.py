@@ -7,8 +7,8 @@ for data stacked at u with h = |α|(1 − t). Under rigidity (t + h/|α|)⁻² �
 is nonzero (:func:`proofs.rob.lemmas.serving`), so the sharp constant is 4 (t = 0, data at u, h = 2L): 6 holds with
 room, and so would 5; 3 would not.
 
-* F — two properties on exact unit data (:func:`checks.rob.lemma_data.unit_data`, t = 0 allowed), labels all of
-  α's sign or random, h at |α|(1 − t) (only points at u served), at |α|(u·x_j − t) of a data point (tight) or
+* F — two properties on exact unit data (:func:`checks.rob.supplement.lemma_data.unit_data`, t = 0 allowed), labels all
+  of α's sign or random, h at |α|(1 − t) (only points at u served), at |α|(u·x_j − t) of a data point (tight) or
   1e-6 above it, tiny, or random; L at the rigidity bound (a rational within 1e-12 above |α|√(1 − t²)/2), 0.1 %
   above, or twice. Each bound κ·Op is decided exactly (Op < count/κ by Sturm counts and by
   :func:`numerics.rob.op_compare`); the count is recomputed in Fractions and must equal :func:`numerics.rob.served`.
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from checks.evidence import Outcome
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
-from checks.rob import lemma_data as data
+from checks.rob.supplement import lemma_data as data
 from checks.tol import TOL
 from numerics import rob
 from proofs.rob import lemmas

@@ -26,7 +26,7 @@ import numpy as np
 from checks.evidence import Outcome
 from checks.falsify import Property, run_properties
 from checks.registry import Context
-from checks.rob import lemma_data as data
+from checks.rob.supplement import lemma_data as data
 from checks.tol import TOL
 from numerics import rob
 from proofs.rob import lemmas

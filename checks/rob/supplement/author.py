@@ -1,4 +1,4 @@
-r"""The author's checks, run as a peer: ``python -m checks.rob.author --repo PATH [--only NAME ...]``.
+r"""The author's checks, run as a peer: ``python -m checks.rob.supplement.author --repo PATH [--only NAME ...]``.
 
 The author's repository (yspennstate/law-of-robustness-two-layer) holds ten numerical scripts under
 ``numerics/``. This module runs each of them unchanged, as a separate process (``nice -n 10``), from a
@@ -11,8 +11,8 @@ reports.
 ``PATH`` is a git directory (bare, as the ``fetch`` tool gives it, or a work tree's ``.git``) or a checkout.
 
 The suite's counterpart of each script (a claim ID and its certified figure) is kept beside the record in the
-same data file, under ``[suite.<script>]``; :mod:`checks.rob.author_suite` computes those figures with the
-suite's certified routines (``python -m checks.rob.author_suite``) and :func:`report_section` renders one row
+same data file, under ``[suite.<script>]``; :mod:`checks.rob.supplement.author_suite` computes those figures with the
+suite's certified routines (``python -m checks.rob.supplement.author_suite``) and :func:`report_section` renders one row
 per script for ``verify.md``.
 """
 
@@ -221,7 +221,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="author-") as tmp:
         head, date = _checkout(args.repo, Path(tmp))
         data.update({"repository": REPO, "commit": head, "commit_date": date,
-                     "note": "outputs of the author's scripts, run unchanged by `python -m checks.rob.author`; "
+                     "note": "outputs of the author's scripts, run unchanged by "
+                             "`python -m checks.rob.supplement.author`; "
                              "parsed figures under [scripts.<name>.parsed]; the suite's counterparts under [suite]"})
         scripts = data.setdefault("scripts", {})
         for n in names:
@@ -297,10 +298,11 @@ def report_section(report: dict | None = None) -> list[str]:
         return []
     lines = ["## The author's checks, side by side", "",
              f"The scripts of `{data.get('repository', REPO)}` at commit `{data.get('commit', '?')[:12]}` "
-             f"({data.get('commit_date', '?')}), run unchanged by `python -m checks.rob.author --repo PATH`; their "
+             f"({data.get('commit_date', '?')}), run unchanged by "
+             "`python -m checks.rob.supplement.author --repo PATH`; their "
              "output is recorded in `checks/rob/author_checks.toml` (this table reads that file; nothing is re-run). "
              "*Sampling shortfall*: how far sampling of the script's kind falls below the exact constant on nets of "
-             "the same kind (`python -m checks.rob.author_suite`). " + data.get("suite_note", ""), "",
+             "the same kind (`python -m checks.rob.supplement.author_suite`). " + data.get("suite_note", ""), "",
              "| script | what it reports (run date) | how it gets its constant | suite's counterpart | "
              "suite's certified figure | sampling shortfall |", "|---|---|---|---|---|---|"]
     for r in report_rows(report, data):

@@ -8,8 +8,8 @@ the sharp constant is C* = 2τ^{5/2} ≈ 0.6006 (τ = (√5 − 1)/2; ‖r‖₁
 stacked at u with t = τ and L at the rigidity bound). So 5 holds with room, and so would 4 or 1; 3/5 would not.
 
 * S — every step of the derivation, exact (SymPy), and the sharp constant;
-* F — two properties on exact unit data (:func:`checks.rob.lemma_data.unit_data`): the three ℓ1 bounds (q > 2√(n·Op)
-  ⇔ Op < q²/(4n), q > Op/t ⇔ Op < tq, …, each decided exactly by Sturm counts and by
+* F — two properties on exact unit data (:func:`checks.rob.supplement.lemma_data.unit_data`): the three ℓ1 bounds (q >
+  2√(n·Op) ⇔ Op < q²/(4n), q > Op/t ⇔ Op < tq, …, each decided exactly by Sturm counts and by
   :func:`numerics.rob.op_compare`), and the rigidity form with α ≠ 0 and L at the rigidity bound (L = |α|r/2 with
   a rational r ≥ √(1 − t²) within 1e-12, checked exactly), 0.1 % above it, or twice it. ‖r‖₁ is recomputed in
   Fractions and must equal :func:`numerics.rob.value_mass`.
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from checks.evidence import Outcome
 from checks.falsify import NotApplicable, Property, run_properties
 from checks.registry import Context
-from checks.rob import lemma_data as data
+from checks.rob.supplement import lemma_data as data
 from checks.tol import TOL
 from numerics import rob
 from proofs.rob import lemmas

@@ -1,11 +1,12 @@
-r"""The suite's side of the author's checks: ``python -m checks.rob.author_suite [--quick]``.
+r"""The suite's side of the author's checks: ``python -m checks.rob.supplement.author_suite [--quick]``.
 
-For each of the author's scripts (:data:`checks.rob.author.SCRIPTS`) this computes, with the suite's certified
-routines, the figure the script's claim should be judged by, and — where the script *samples* a constant — how far
-sampling of the same kind falls below the exact value on nets of the same kind. The samplers here are this
-suite's own (uniform points and points on both sides of every kink, as the scripts describe; difference quotients
-along great circles through a cap's rim), not the author's code. Results go to ``[suite.<script>]`` of
-:data:`checks.rob.author.DATA` with the counterpart claim ID; :func:`checks.rob.author.report_rows` renders them.
+For each of the author's scripts (:data:`checks.rob.supplement.author.SCRIPTS`) this computes, with the suite's
+certified routines, the figure the script's claim should be judged by, and — where the script *samples* a constant — how
+far sampling of the same kind falls below the exact value on nets of the same kind. The samplers here are this suite's
+own (uniform points and points on both sides of every kink, as the scripts describe; difference quotients along great
+circles through a cap's rim), not the author's code. Results go to ``[suite.<script>]`` of
+:data:`checks.rob.supplement.author.DATA` with the counterpart claim ID;
+:func:`checks.rob.supplement.author.report_rows` renders them.
 
 Every "exact" below is :func:`numerics.rob.lipschitz`'s exact result (ball: facet recursion; S²: the arrangement;
 disjoint caps: the closed form; S¹: exact kink order), decided by interval arithmetic with an exact fall-back.
@@ -20,7 +21,7 @@ import time
 
 import numpy as np
 
-from checks.rob import author
+from checks.rob.supplement import author
 from numerics import rob
 
 
@@ -207,7 +208,7 @@ def static_rigidity(rng, quick):
 def projection_floor(rng, quick):
     """check_projection_floor's grid (n, d) ∈ {(100, 20), (200, 20), (400, 20), (400, 60)}: the suite's adversary
     (rob.width_one's full configuration) on three data sets of the same kind per point, beside the script's values."""
-    from checks.rob import width_one
+    from checks.rob.supplement import width_one
 
     cfg = width_one._config(quick)
     out = {}
@@ -277,7 +278,7 @@ def main(argv=None) -> int:
     for k, v in suite.items():
         old[k] = {**old.get(k, {}), **v}
     data["suite"] = old
-    data["suite_note"] = ("Suite figures computed by `python -m checks.rob.author_suite"
+    data["suite_note"] = ("Suite figures computed by `python -m checks.rob.supplement.author_suite"
                           f"{' --quick' if args.quick else ''}` "
                           f"(seed 20260707) in {time.process_time() - c0:.0f} s CPU")
     author.save(data)
