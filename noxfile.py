@@ -40,7 +40,8 @@ def derive(session):
 @nox.session(python=PY, reuse_venv=True)
 def falsify(session):
     """Two-stage falsification: ``nox -s falsify -- --budget N --claims ID``; on Dask with ``--workers K`` (a local
-    cluster) or ``--scheduler [ADDRESS]`` (an existing one), ``--shards S``, ``--resume`` (checks/campaign.py)."""
+    cluster) or ``--scheduler [ADDRESS]`` (an existing one), ``--shards S``, ``--resume``
+    (checks/runners/campaign.py)."""
     install(session)
     session.run("python", "-m", "checks", "falsify", *session.posargs)
 
@@ -73,19 +74,21 @@ def bench(session):
     writes reports/bench.{json,md} and plots. ``-- --quick`` for the small grid."""
     install(session)
     install_peers(session)
-    session.run("python", "-m", "checks.bench", *session.posargs)
+    session.run("python", "-m", "checks.runners.bench", *session.posargs)
 
 
 @nox.session(python=PY, reuse_venv=True)
 def mutate(session):
-    """Mutation testing: each mutant of checks/mutants.toml alone in a copy of the repo, its claims (full budgets)
+    """Mutation testing: each mutant of checks/runners/mutants.toml alone in a copy of the repo, its claims (full
+    budgets)
     and its tests; writes reports/mutate.{json,md}. ``nox -s mutate -- --jobs 2``, ``-- --only ID``. Not in CI."""
     install(session, "[test]")
-    session.run("python", "-m", "checks.mutate", *session.posargs)
+    session.run("python", "-m", "checks.runners.mutate", *session.posargs)
 
 
 @nox.session(python=PY, reuse_venv=True)
 def lint(session):
-    """ruff."""
+    """ruff, and the map of the house (no import circle, no module over 600 lines, no private crossing)."""
     session.install(*CONSTRAINTS, "ruff")
-    session.run("ruff", "check", "proofs", "numerics", "checks", "tests", "noxfile.py")
+    session.run("ruff", "check", "proofs", "numerics", "checks", "tests", "noxfile.py", "examples")
+    session.run("python", "-m", "checks.runners.house", env={"PYTHONPATH": "."})

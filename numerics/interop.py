@@ -159,16 +159,6 @@ class TwoLayer:
             return f"relu_power:{self.params['p']!r}"
         raise ValueError(f"activation {a} is not positively homogeneous: flatness needs one of {HOMOGENEOUS}")
 
-    def piecewise_linear(self):
-        from numerics.rob.net import RELU, PiecewiseLinear
-
-        if self.activation == "ReLU":
-            return RELU
-        if self.activation == "LeakyReLU":
-            s = float(self.params["slope"])
-            return PiecewiseLinear((0.0,), (s, 1.0), 0.0)
-        raise ValueError(f"activation {self.activation} is not piecewise linear: Lipschitz constants here need "
-                         f"one of {PIECEWISE_LINEAR}")
 
 
 def _leaves(model) -> list[tuple[str, Any]]:

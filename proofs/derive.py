@@ -1,6 +1,6 @@
 """Regenerate every derived artifact (``python -m proofs.derive [--check]``).
 
-Every paper in ``checks/spec.toml`` names its proofs package (``derive = "proofs.<paper>"``), which
+Every paper in ``checks/evidence/spec.toml`` names its proofs package (``derive = "proofs.<paper>"``), which
 exposes ``artifacts() -> list[Artifact]``; a named package that is missing is an error. The default
 writes the artifacts; ``--check`` exits 1 and names the files that differ from a fresh derivation (CI drift gate).
 """
@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SPEC = ROOT / "checks" / "spec.toml"  # the papers table (read as data: proofs do not import checks)
+SPEC = ROOT / "checks" / "evidence" / "spec.toml"  # the papers table (read as data: proofs do not import checks)
 
 
 def modules() -> list[str]:

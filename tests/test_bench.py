@@ -1,4 +1,4 @@
-"""``checks.bench``: its measuring helpers (harness), the ws cost model, the rob brute-force baseline, then a
+"""``checks.runners.bench``: its measuring helpers (harness), the ws cost model, the rob brute-force baseline, then a
 ``--quick`` run.
 
 Why the oracles are independent of the code under test:
@@ -18,8 +18,8 @@ import json
 import numpy as np
 import pytest
 
-from checks.bench import flat, harness, ws
-from checks.bench.rob import brute_force_lipschitz
+from checks.runners.bench import flat, harness, ws
+from checks.runners.bench.rob import brute_force_lipschitz
 
 
 def test_cost_model_one_block_by_hand():
@@ -69,7 +69,7 @@ def test_paired_ratios_and_the_spread_rule():
 
 
 def test_readme_speed_table_is_replaced_between_its_markers(tmp_path):
-    from checks.bench import report
+    from checks.runners.bench import report
 
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{report.README_START}\nold table\n{report.README_END}\noutro\n")
@@ -109,7 +109,7 @@ def test_rss_fallback_sees_growth_past_the_earlier_peak(monkeypatch):
     at least its own size beyond that peak."""
     import resource
 
-    from checks.bench import resources
+    from checks.runners.bench import resources
 
     monkeypatch.setattr(resources, "_hwm_reset", lambda: False)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

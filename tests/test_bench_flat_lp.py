@@ -1,4 +1,5 @@
-"""checks.bench.flat: the fair LP baseline (issue 14). Every general LP solver on the suite's split LP agrees with
+"""checks.runners.bench.flat: the fair LP baseline (issue 14). Every general LP solver on the suite's split LP agrees
+with
 the suite's certified value; the section takes the fastest correct one as the baseline and gives the others
 their reason and no ratio.
 
@@ -12,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from checks.bench import flat, report
+from checks.runners.bench import flat, report
 from numerics import flat as nflat
 
 

@@ -1,4 +1,5 @@
-"""The certified-Lipschitz bench's peers (checks.bench.lipschitz_peers) against exact constants: LipSDP is an upper
+"""The certified-Lipschitz bench's peers (checks.runners.bench.lipschitz_peers) against exact constants: LipSDP is an
+upper
 bound of the global constant and of the zonotope's largest vertex, SCIP's bracket holds the exact ball constant, and
 the suite's upper end is below LipSDP's."""
 
@@ -9,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from checks.bench import lipschitz_peers as P
+from checks.runners.bench import lipschitz_peers as P
 from numerics import rob
 
 pytest.importorskip("pyscipopt")

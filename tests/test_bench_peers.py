@@ -1,4 +1,5 @@
-"""The bench's peers (``checks/bench/peers.py``: curvlinops, BackPACK, PyHessian) against the closed form and the dense
+"""The bench's peers (``checks/runners/bench/peers.py``: curvlinops, BackPACK, PyHessian) against the closed form and
+the dense
 torch.func Hessian at small sizes, before any of their times means anything (issue 14).
 
 Independent oracles: the dense Hessian of ``numerics.ws.reference`` (torch.func from the loss definition) for H·v,
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from checks.bench import peers
+from checks.runners.bench import peers
 from numerics.ws import ce_hessian_moments
 from numerics.ws.reference import ce_hessian_torch
 
@@ -24,7 +25,7 @@ def needs(name):
 
 
 def _net(seed, M=4, N=5, n=60):
-    from checks.bench.ws import make_net
+    from checks.runners.bench.ws import make_net
 
     return make_net(M, N, n, seed)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from checks.bench import ws_deep
+from checks.runners.bench import ws_deep
 from numerics.ws.deep import deep_hessian_trace
 from numerics.ws.reference_deep import deep_hessian_torch
 
@@ -35,7 +35,7 @@ def test_report_renders_and_refuses_a_wide_spread():
 
 
 def test_trace_only_report_and_per_call_normalisation(monkeypatch):
-    from checks.bench import ws_trace
+    from checks.runners.bench import ws_trace
 
     calls = {"suite": 0, "peer": 0}
 

@@ -1,4 +1,4 @@
-"""Falsification campaigns on Dask (checks/campaign.py, issue 15).
+"""Falsification campaigns on Dask (checks/runners/campaign.py, issue 15).
 
 Oracle independence: the reference result of every distributed campaign is the same shards run one after
 the other in this process, in shard order, without Dask (``Campaign(None)``); the planted bug is the √D
@@ -16,10 +16,10 @@ import time
 import pytest
 from hypothesis import strategies as st
 
-from checks.campaign import Campaign, Journal, PropertyRef, fingerprint, merge, plan, run_shard, shard_seed
-from checks.cli import main
-from checks.falsify import Property, falsify, replay
-from checks.registry import Context
+from checks.evidence.registry import Context
+from checks.runners.campaign import Campaign, Journal, PropertyRef, fingerprint, merge, plan, run_shard, shard_seed
+from checks.runners.cli import main
+from checks.runners.falsify import Property, falsify, replay
 
 # an in-process scheduler and its workers call `random` in their own threads while a shard's Hypothesis run is
 # generating, which Hypothesis reports as "random used inside a strategy". Worker processes (--workers K) do not.
@@ -203,7 +203,7 @@ def _draw(args) -> float:
 
 
 def test_sweep_on_the_cluster_is_the_plain_loop(cluster, tmp_path):
-    from checks.campaign import sweep
+    from checks.runners.campaign import sweep
 
     items = [(11, k) for k in range(9)]
     plain = sweep(Context(), _draw, items, "draws")
@@ -317,7 +317,7 @@ def test_ctrl_c_ends_a_cli_campaign_without_waiting_for_its_running_shard(tmp_pa
 def test_the_search_has_no_target_phase(monkeypatch):
     """Engine revision 3: Hypothesis's hill climber stalled about one ws.bound shard in ten (ENGINE_REVISION's note);
     a run is generation and shrinking only, and the journal is keyed by the engine."""
-    import checks.falsify as F
+    import checks.runners.falsify as F
 
     seen = []
     real = F.settings

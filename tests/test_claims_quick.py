@@ -1,6 +1,6 @@
 """Every claim × every level it lists runs and passes in quick mode, as ``verify --quick`` runs it.
 
-The parametrisation comes from the spec (checks/spec.toml), not from a list typed here, so a claim that
+The parametrisation comes from the spec (checks/evidence/spec.toml), not from a list typed here, so a claim that
 is added to the spec is tested the moment it is registered. The levels compare against independent
 references themselves (SymPy, mpmath, torch, brute force); this test requires that they pass and that
 their evidence is well formed.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from checks import spec
-from checks.evidence import LEVELS
-from checks.registry import Context, get
+from checks.evidence import spec
+from checks.evidence.outcome import LEVELS
+from checks.evidence.registry import Context, get
 
 CASES = [(cid, lv) for cid, c in spec.load().claims.items() if c.status == "implemented" for lv in c.levels]
 

@@ -1,13 +1,13 @@
 """The CLI: readable one-line errors with exit code 2, a report with the documented schema.
 
 Oracle independence: the expected exit codes, messages, claim order and report keys are the documented
-interface (the ``checks.cli`` docstring, the README), written here by hand; no expected value is read from a
+interface (the ``checks.runners.cli`` docstring, the README), written here by hand; no expected value is read from a
 report the code under test wrote, except to compare two runs of it with each other.
 """
 
 import json
 
-from checks.cli import main
+from checks.runners.cli import main
 
 
 def test_unknown_claim_is_exit_2(capsys, tmp_path):
@@ -46,8 +46,8 @@ def test_verify_writes_schema(tmp_path):
 
 
 def test_failing_claim_exits_1(tmp_path, monkeypatch):
-    from checks.evidence import Outcome
-    from checks.registry import get
+    from checks.evidence.outcome import Outcome
+    from checks.evidence.registry import get
 
     OVERFIT = get("ws.overfit")
 
@@ -128,9 +128,9 @@ def test_partial_run_merges_and_quick_never_overwrites_full(tmp_path):
 def test_referee_summary_lists_every_claim_discrepancies_first():
     """The summary that opens verify.md has one row per claim, and a verdict that differs from the paper
     comes first in its paper's table (synthetic evidence: the layout is what is tested)."""
-    from checks import report
-    from checks.evidence import Evidence
-    from checks.registry import load_all
+    from checks.evidence.outcome import Evidence
+    from checks.evidence.registry import load_all
+    from checks.runners import report
 
     claims = list(load_all().values())
     ev = []

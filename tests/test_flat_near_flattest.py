@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
+from checks.evidence.registry import Context
 from checks.flat import near_flattest as nf
-from checks.registry import Context
 from numerics.flat.duality import flattest_outer_weights, invariant_form
 from numerics.flat.population import population_loss_mc
 from numerics.flat.targets import single_index

@@ -310,8 +310,8 @@ E_CLAIMS = ("flat.bad", "flat.generalize", "flat.approx", "flat.upsilon_star")
 @pytest.fixture(scope="module")
 def flat_e(tmp_path_factory):
     """The four flat E levels in quick mode, and every figure they save (kept for the style checks)."""
-    from checks import figures
-    from checks.registry import Context, get
+    from checks.evidence import figures
+    from checks.evidence.registry import Context, get
 
     saved, orig = {}, figures.save
 
@@ -339,8 +339,8 @@ def _rank_corr(x, y):
 
 @pytest.mark.parametrize("cid", E_CLAIMS)
 def test_e_level_states_its_statement(flat_e, cid):
-    from checks.evidence import E_VERDICTS
-    from checks.stats import MIN_SEEDS
+    from checks.evidence.outcome import E_VERDICTS
+    from checks.evidence.stats import MIN_SEEDS
 
     ev = flat_e[0][cid]
     assert ev.error is None, ev.details.get("traceback")
@@ -357,8 +357,8 @@ def test_e_level_states_its_statement(flat_e, cid):
 
 
 def test_bad_tests_the_bound_and_the_rate_separately(flat_e):
+    from checks.evidence.stats import combine
     from checks.flat import bad
-    from checks.stats import combine
 
     ev = flat_e[0]["flat.bad"]
     subs, ns = ev.details["statement_tests"], ev.details["config"]["ns"]
@@ -424,7 +424,7 @@ def test_upsilon_star_is_a_beyond_claim_decided_by_every_bracket(flat_e):
 
 
 def test_e_figures_follow_the_style(flat_e):
-    from checks import figures
+    from checks.evidence import figures
 
     saved = flat_e[1]
     assert {"flat_bad.png", "flat_generalize.png", "flat_generalize_spearman.png", "flat_approx.png",
@@ -446,8 +446,8 @@ def test_e_figures_follow_the_style(flat_e):
 
 
 def test_seed_streams_are_independent_and_shared_by_quick_and_full_runs():
+    from checks.evidence.registry import Context
     from checks.flat.experiments import streams
-    from checks.registry import Context
 
     ctx = Context()
     quick, full = streams(ctx, "flat.test", 3, 2), streams(ctx, "flat.test", 6, 2)

@@ -9,9 +9,9 @@ as named in issue 3; a property that cannot catch a given bug is not asked to.
 
 import pytest
 
-from checks.falsify import falsify, replay
 from checks.flat.duality import certificate_property, weak_duality_property
 from checks.flat.upsilon import upsilon_attained_property, upsilon_le_trace_property
+from checks.runners.falsify import falsify, replay
 from numerics._derived import flat as derived
 
 
@@ -109,7 +109,7 @@ def test_minus_infinity_dual_is_caught_by_weak_duality(tmp_path):
     assert res.found
 
 
-# Found by this test when the search lost its target phase (checks.falsify.ENGINE_REVISION 3): two samples 7e-11
+# Found by this test when the search lost its target phase (checks.runners.falsify.ENGINE_REVISION 3): two samples 7e-11
 # apart make Φ̄ nearly singular; the interpolator is unique (n = m = 2), but the dual optimum ν ≈ ±1.45e7 and the
 # float64 dual Newton polish stops at a ν whose dual value is 3.78 against Υ = 4.76: a stated gap of 0.98, where
 # the claim's certificate is 1e-8 relative. The solver states its gap honestly; it does not reach the claim's.

@@ -12,7 +12,7 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
-from checks.cli import main
+from checks.runners.cli import main
 from numerics import kinks, moments
 from numerics.ws.reference import ce_hessian_torch
 

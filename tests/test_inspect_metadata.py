@@ -11,7 +11,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from checks.cli import main
+from checks.runners.cli import main
 from numerics.interop import read_safetensors_metadata, save_safetensors
 
 

@@ -1,4 +1,5 @@
-"""checks/mutate.py, the mutation-testing runner (``nox -s mutate``): applying, validating and reporting, without
+"""checks/runners/mutate.py, the mutation-testing runner (``nox -s mutate``): applying, validating and reporting,
+without
 running a campaign.
 
 Oracle independence: the expected outcomes are written here by hand (a two-line file, its one edited line, the
@@ -16,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from checks import mutate
-from checks.mutate import Mutant, MutantError
+from checks.runners import mutate
+from checks.runners.mutate import Mutant, MutantError
 
 
 def _mutant(**kw) -> Mutant:
@@ -91,7 +92,7 @@ def test_the_kept_list_applies_to_this_tree():
 def test_a_snapshot_copy_with_one_mutant_differs_in_one_place(tmp_path):
     m = mutate.load_mutants()[0]
     files = mutate.tracked_files()
-    assert m.file in files and "checks/mutate.py" in files and not any(f.startswith("reports/") for f in files)
+    assert m.file in files and "checks/runners/mutate.py" in files and not any(f.startswith("reports/") for f in files)
     for f in (m.file, "checks/__init__.py"):
         (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(mutate.ROOT / f, tmp_path / f)
@@ -124,6 +125,6 @@ def test_cli_lists_and_refuses_unknown_ids(capsys):
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_module_runs_as_a_script():
-    out = subprocess.run([sys.executable, "-m", "checks.mutate", "--list"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "checks.runners.mutate", "--list"], capture_output=True, text=True,
                          cwd=mutate.ROOT, check=True).stdout
     assert len(out.splitlines()) == len(mutate.load_mutants())

@@ -1,8 +1,8 @@
-"""checks.one_sided has teeth: a planted one-sided level is flagged, its two-sided repairs are not."""
+"""checks.runners.one_sided has teeth: a planted one-sided level is flagged, its two-sided repairs are not."""
 
 from __future__ import annotations
 
-from checks.one_sided import scan
+from checks.runners.one_sided import scan
 
 ONE = '''
 def level_P(ctx):
@@ -29,7 +29,7 @@ def test_flags_a_one_sided_level_and_not_its_repairs(tmp_path):
         p = tmp_path / f"{name}.py"
         p.write_text(src)
         files[name] = p
-    import checks.one_sided as m
+    import checks.runners.one_sided as m
 
     old = m.ROOT
     m.ROOT = tmp_path

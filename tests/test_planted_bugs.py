@@ -14,7 +14,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from checks.falsify import falsify, replay
+from checks.runners.falsify import falsify, replay
 from checks.ws.bound import bound_property, moments_property
 from checks.ws.theorem import theorem_bounds_property, theorem_equality_property
 from numerics._derived import ws as ws_kernels
@@ -94,7 +94,7 @@ def test_example_count_stops_at_the_first_confirmed_hit():
     reported apart (`shrink_calls`), so "caught in k examples" is not inflated by shrinking."""
     from hypothesis import strategies as st
 
-    from checks.falsify import Property
+    from checks.runners.falsify import Property
 
     prop = Property("test/always-false", st.integers(0, 10**6), lambda c: 1.0 + c, lambda c: 1.0 + c)
     res = falsify(prop, budget=50, seed=0)

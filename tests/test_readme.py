@@ -5,9 +5,9 @@ reference, and the test says only that the committed README is what it renders n
 checked where it comes from, in tests/test_spec.py).
 """
 
-from checks.readme import README, render
+from checks.runners.readme import README, render
 
 
 def test_readme_claims_table_is_fresh():
     text = README.read_text()
-    assert render(text) == text, "run: python -m checks.readme"
+    assert render(text) == text, "run: python -m checks.runners.readme"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.cli import main
+from checks.runners.cli import main
 
 ARTEFACTS = Path(__file__).parent / "artefacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

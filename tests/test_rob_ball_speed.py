@@ -58,7 +58,7 @@ def test_the_exact_paths_agree_with_the_filter(monkeypatch, plant):
 
 
 def test_128_units_in_d3_take_about_a_second_of_cpu():
-    rng = np.random.default_rng([0, 3, 128, True])       # the bench's net family (checks/bench/rob.py)
+    rng = np.random.default_rng([0, 3, 128, True])       # the bench's net family (checks/runners/bench/rob.py)
     W = rng.standard_normal((128, 3))
     b = rng.uniform(-0.8, 0.8, 128) * np.linalg.norm(W, axis=1)
     a, v = rng.standard_normal(128), 0.3 * rng.standard_normal(3)

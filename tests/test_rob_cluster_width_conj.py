@@ -152,8 +152,8 @@ def test_toml_writer_round_trips():
 
 
 def test_figures_use_the_suite_style_fonts(tmp_path):
-    from checks import figures
-    from checks.stats import StatementTest
+    from checks.evidence import figures
+    from checks.evidence.stats import StatementTest
 
     rows = [{"seed_index": 0, "k": k, "inv_rho": 2**k, "tv": (2**(k - 1) + 1) / 2, "tv_floor": 2**k / 4, "lip": 1.0,
              "ratio": (2**(k - 1) + 1) / 2} for k in (1, 2, 3)]

@@ -26,9 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checks.falsify import falsify
 from checks.rob.supplement import lemma_data as data
 from checks.rob.supplement import occupancy, pileup, serving, value_mass
+from checks.runners.falsify import falsify
 from numerics import rob
 from proofs.rob import lemmas
 

@@ -16,8 +16,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from checks.falsify import falsify
 from checks.rob.supplement import affine_sup, fit_identity, forced_depth
+from checks.runners.falsify import falsify
 from numerics import rob
 
 

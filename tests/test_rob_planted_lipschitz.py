@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 import pytest
 
-from checks.falsify import falsify
 from checks.rob import rigidity_ball, rigidity_sphere
+from checks.runners.falsify import falsify
 from numerics import rob as K
 from numerics.rob import ball as KB
 from numerics.rob import exact as KE

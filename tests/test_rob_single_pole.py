@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from checks.falsify import falsify
 from checks.rob.supplement import single_pole as SP
 from checks.rob.supplement import stratified as ST
+from checks.runners.falsify import falsify
 from numerics import rob
 
 

@@ -9,7 +9,7 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from checks.registry import Context
+from checks.evidence.registry import Context
 from checks.rob import structured as cs
 from numerics import rob
 from numerics.rob.structured import VectorNet, conv1d, kink_count, low_rank, tied, vector_lipschitz_ball

@@ -15,16 +15,17 @@ import json
 
 import numpy as np
 
-from checks import spec
-from checks.falsify import falsify, replay
-from checks.registry import Context, select
+from checks.evidence import spec
+from checks.evidence.registry import Context, select
 from checks.rob import canonical, circle, properties, value
+from checks.runners.falsify import falsify, replay
 
 ROB = select(["rob"])  # every level runs in quick mode in tests/test_claims_quick.py
 
 
 def test_every_spec_level_is_registered():
-    """The registered rob claims and their levels are exactly the spec's implemented ones (checks/spec.toml)."""
+    """The registered rob claims and their levels are exactly the spec's implemented ones
+    (checks/evidence/spec.toml)."""
     want = {cid: e.levels for cid, e in spec.load().claims.items()
             if e.paper == "rob" and e.status == "implemented"}
     assert {c.id: c.spec_levels for c in ROB} == want
@@ -118,8 +119,8 @@ def test_planted_bug_flip_without_its_linear_term_is_found(monkeypatch, tmp_path
 
 def test_law_statements_are_fixed_before_the_run():
     """The two statements and their criteria are module constants without numbers from a run."""
+    from checks.evidence.stats import StatementTest
     from checks.rob import law
-    from checks.stats import StatementTest
 
     bound, rate = (StatementTest(**law.STATEMENTS[k]) for k in ("bound", "rate"))
     assert bound.kind == "sign" and bound.sign == 1 and "c = C = 1" in bound.paper_statement
@@ -202,9 +203,9 @@ def test_law_bound_verdict_from_certified_numbers():
 
 def test_law_figure_style_and_a_zero_lower_end():
     """The figure keeps fonts ≥ 9 pt, and a lower end of 0 is dropped (not floored) on the log axis."""
-    from checks import figures
+    from checks.evidence import figures
+    from checks.evidence.stats import StatementTest
     from checks.rob import law
-    from checks.stats import StatementTest
 
     cfg = {"d": 32, "seeds": 3, "n": (64, 256), "m": (16, 64)}
     rows = [{"seed_index": k, "n": n, "m": m, "n_over_mbar": n / (m + 1), "fits": True, "certified": True,
@@ -220,7 +221,7 @@ def test_law_figure_style_and_a_zero_lower_end():
 
 def test_law_quick_run_has_two_statements_and_an_interval(tmp_path):
     """The quick E level: 3 seeds, ≥ 2 values of n/m̄ per seed, both statements recorded, a finite interval."""
-    from checks.evidence import E_VERDICTS
+    from checks.evidence.outcome import E_VERDICTS
     from checks.rob import law
 
     out = law.level_E(Context(quick=True, report_dir=tmp_path))

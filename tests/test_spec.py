@@ -1,11 +1,11 @@
-"""The claims spec (checks/spec.toml) against the registry, against SPEC.md, and the fourth-paper path.
+"""The claims spec (checks/evidence/spec.toml) against the registry, against SPEC.md, and the fourth-paper path.
 
 The registry is checked against the spec on every load (tests here plant each kind of disagreement and
 require a SpecError); the spec is checked against the shared SPEC.md's claim tables when that file is
 present beside the repository (it is the outside reference the spec was written from).
 
 Oracle independence: SPEC.md is written outside this repository and read here as text (its tables parsed by
-this module, not by ``checks.spec``); the planted disagreements are hand-made spec files whose expected
+this module, not by ``checks.evidence.spec``); the planted disagreements are hand-made spec files whose expected
 error is stated in each test.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from checks import registry, spec
-from checks.evidence import LEVELS
+from checks.evidence import registry, spec
+from checks.evidence.outcome import LEVELS
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_SPEC = ROOT.parent / "shared" / "SPEC.md"
@@ -106,7 +106,7 @@ def toy_env(tmp_path, monkeypatch):
 
 
 def test_fourth_paper_appears_in_list_and_runs_in_verify(toy_env, monkeypatch, capsys):
-    from checks.cli import main
+    from checks.runners.cli import main
 
     monkeypatch.setenv(spec.EXTRA_ENV, str(_toy(toy_env)))
     assert main(["list"]) == 0

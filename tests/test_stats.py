@@ -1,4 +1,4 @@
-"""E-level statistics: the bootstrap interval and the verdict rules (checks.stats), both ways.
+"""E-level statistics: the bootstrap interval and the verdict rules (checks.evidence.stats), both ways.
 
 Oracle independence: the intervals are judged by simulation against a true mean that the test plants (normal
 draws with known μ: coverage is counted, not computed by the code under test), and the verdict rules against
@@ -8,7 +8,7 @@ hand-made inputs whose verdict follows from the rule's statement.
 import numpy as np
 import pytest
 
-from checks.stats import StatementTest, bootstrap_ci, combine, decide
+from checks.evidence.stats import StatementTest, bootstrap_ci, combine, decide
 
 
 def test_bootstrap_interval_covers_the_mean_at_its_nominal_rate():
@@ -55,7 +55,7 @@ def test_combine_and_statement_roundtrip():
 
 
 def test_figure_style_labels_short_log_axes_and_keeps_fonts_large():
-    from checks import figures
+    from checks.evidence import figures
 
     fig, ax = figures.figure()
     ax.plot([0.4, 0.65], [1e-3, 5e2], "o")

@@ -1,4 +1,4 @@
-"""SPEC §0's verdict table (checks.stats.region_verdict) on intervals whose right word is known, and the
+"""SPEC §0's verdict table (checks.evidence.stats.region_verdict) on intervals whose right word is known, and the
 rob.sharpness checks against planted wrong evaluators."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from checks.registry import Context
-from checks.stats import Regions, achieved_power, region_verdict, units_for_power, units_for_width
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, achieved_power, region_verdict, units_for_power, units_for_width
 
 INF = math.inf
 # "Lip = O(1)": exponent β < δ
@@ -79,7 +79,7 @@ def test_sharpness_E_turns_inconclusive_when_units_fall_short(monkeypatch, tmp_p
     ({"bound": "reproduced", "rate": "contradicted"}, "contradicted"),
 ])
 def test_compound_statements(words, word):
-    from checks.stats import combine_parts
+    from checks.evidence.stats import combine_parts
 
     got, named = combine_parts(words)
     assert got == word

@@ -6,9 +6,9 @@ import multiprocessing as mp
 
 import pytest
 
-from checks.evidence import severity
-from checks.mutate import Mutant, load_mutants
-from checks.registry import Context
+from checks.evidence.outcome import severity
+from checks.evidence.registry import Context
+from checks.runners.mutate import Mutant, load_mutants
 from checks.suite import controls as C
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from checks.evidence import severity
-from checks.registry import Context
+from checks.evidence.outcome import severity
+from checks.evidence.registry import Context
 from checks.suite import predicates as P
 from numerics import fallbacks
 from numerics.rob import lemmas

@@ -9,7 +9,7 @@ import pytest
 from flint import arb, ctx
 from hypothesis import strategies as st
 
-from checks.falsify import Property, Undecided, falsify
+from checks.runners.falsify import Property, Undecided, falsify
 from checks.ws.bound import bound_property
 from checks.ws.strategies import NetCase
 from numerics.ws.arb_balls import from_mpf, proves_positive_definite, rayleigh_lower
@@ -233,7 +233,7 @@ def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp
     import json
     from pathlib import Path
 
-    from checks.falsify import PROPERTIES, SUITE_FAILED_MARGIN, SuiteFailed, replay
+    from checks.runners.falsify import PROPERTIES, SUITE_FAILED_MARGIN, SuiteFailed, replay
 
     def broken(case):
         raise SuiteFailed(f"the suite returned NaN at case {case}")
@@ -249,7 +249,7 @@ def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp
         PROPERTIES.pop(prop.name, None)
     assert again["suite_failure"] == saved["suite_failure"] and again["mpmath_margin"] == SUITE_FAILED_MARGIN
     assert again["escalated_margin"] is None  # no higher-precision confirmation ran
-    from checks.cli import _replay
+    from checks.runners.cli import _replay
 
     PROPERTIES[prop.name] = prop
     try:
@@ -263,7 +263,7 @@ def test_a_suite_failure_is_a_confirmed_counterexample_with_its_reason_saved(tmp
 def test_ws_bound_counts_a_lambda_sup_that_raises_as_the_suites_failure():
     """ws.bound/upper's proved confirmation on moments with no radius whose λ_sup raises ("no real spectrum") or is
     not a finite real: the suite's failure (SuiteFailed), not a refutation and not undecided."""
-    from checks.falsify import SuiteFailed
+    from checks.runners.falsify import SuiteFailed
     from numerics.ws import ce_hessian_moments
 
     class Raising:

@@ -149,7 +149,7 @@ def test_falsifier_property_has_teeth():
 def test_inspect_deep_state_dict(tmp_path, capsys):
     import json
 
-    from checks.cli import main
+    from checks.runners.cli import main
 
     torch.manual_seed(1)
     model = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.GELU(), torch.nn.Linear(5, 3), torch.nn.GELU(),

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from checks.registry import Context, get
+from checks.evidence.registry import Context, get
 from checks.ws.experiments import GRAD_TOL, l2_shift, macro_f1, training_set
 from numerics.ws import ce_hessian_moments, ws_bounds
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from checks.evidence import digits_agreed
+from checks.evidence.outcome import digits_agreed
 from numerics.ws import ce_hessian_moments, ws_bounds
 from numerics.ws.activations import NAMED, T, get_activation
 from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments

@@ -53,7 +53,7 @@ def test_fifty_digits_are_not_enough_for_mixed_magnitudes_and_the_escalation_say
     raised until they fix the digits), so already the first, 50-digit confirmation refutes it."""
     import mpmath
 
-    from checks.falsify import confirm_twice, escalated_dps
+    from checks.runners.falsify import confirm_twice, escalated_dps
     from checks.ws.bound import moments_property
     from numerics.ws import ce_hessian_moments
     from numerics.ws.reference import mp_trace_moments
@@ -92,8 +92,8 @@ def test_a_hit_that_flips_sign_with_precision_is_counted_not_reported(tmp_path):
     import mpmath
     from hypothesis import strategies as st
 
-    from checks.falsify import Property, falsify
-    from checks.tol import TOL
+    from checks.evidence.tol import TOL
+    from checks.runners.falsify import Property, falsify
 
     def confirm(x):
         with mpmath.workdps(TOL["confirm_dps"]):

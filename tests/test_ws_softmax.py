@@ -17,8 +17,8 @@ import torch
 from safetensors.torch import save_file
 from torch import nn
 
-from checks.cli import main
-from checks.falsify import falsify, replay
+from checks.runners.cli import main
+from checks.runners.falsify import falsify, replay
 from checks.ws.softmax import bound_property, moments_property
 from numerics import moments
 from numerics.ws.reference_softmax import softmax_hessian_torch, softmax_torch_loss_fn

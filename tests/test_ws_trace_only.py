@@ -7,7 +7,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from checks.evidence import digits_agreed
+from checks.evidence.outcome import digits_agreed
 from numerics.ws import ce_hessian_moments, ce_hessian_trace
 from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import MIN_SEEDS, StatementTest, combine
+from checks.evidence.tol import TOL
 from checks.flat.experiments import (
     blas_one_thread,
     fmt_ci,
@@ -22,9 +25,6 @@ from checks.flat.experiments import (
     loglog_slope,
     streams,
 )
-from checks.registry import Context
-from checks.stats import MIN_SEEDS, StatementTest, combine
-from checks.tol import TOL
 from numerics import flat
 
 ID = "flat.approx"

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome, severity
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome, severity
+from checks.evidence.registry import Context
+from checks.evidence.stats import MIN_SEEDS, StatementTest, combine, decide
+from checks.evidence.tol import TOL
 from checks.flat.experiments import (
     UPS,
     blas_one_thread,
@@ -24,9 +27,6 @@ from checks.flat.experiments import (
     loglog_slope,
     streams,
 )
-from checks.registry import Context
-from checks.stats import MIN_SEEDS, StatementTest, combine, decide
-from checks.tol import TOL
 from numerics import flat
 
 ID = "flat.bad"

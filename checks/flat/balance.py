@@ -19,7 +19,7 @@ largest cannot be O(1/m) when b is spread evenly (it scales like m^{−1/(c+1)})
 
 SPEC §0, fixed before the run: δ = 0.2 on the exponent; statement region |β + 1| < 0.2; negation |β + 1| ≥ 0.2; opposite
 sign β ≥ 0 (‖b‖_∞ does not decay: `contradicted`). Planned seeds :data:`PLANNED_SEEDS` (a pilot SD of 0.1 per seed).
-The claim's word is :func:`checks.stats.combine_parts` of the two activations.
+The claim's word is :func:`checks.evidence.stats.combine_parts` of the two activations.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import Regions, bootstrap_ci, combine_parts, region_verdict, units_for_width
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, bootstrap_ci, combine_parts, region_verdict, units_for_width
+from checks.runners.campaign import sweep
 from numerics.flat.activations import get_activation
 from numerics.flat.duality import flattest_outer_weights, invariant_form
 from numerics.flat.trace import neuron_moments

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks.registry import Context
+from checks.evidence.registry import Context
 
 ACTS = ("relu", "leaky_relu:0.2", "quadratic", "relu_power:2", "relu_power:3", "abs_power:1.5",
         "abs_power:3")

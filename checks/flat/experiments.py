@@ -5,10 +5,10 @@ Every interpolator in those experiments is the *flattest* one for its dictionary
 least Υ any interpolator with those directions can have; population losses are exact Gaussian expectations
 (``numerics.flat.population_loss``), not test sets.
 
-Seeds (SPEC §0): each E level fixes its :class:`checks.stats.StatementTest` at module level, before the run;
+Seeds (SPEC §0): each E level fixes its :class:`checks.evidence.stats.StatementTest` at module level, before the run;
 seed ``s`` of case ``k`` draws everything (data, target directions, dictionaries) from its own stream
 (:func:`streams`), so the per-seed effects are independent and a quick run's seeds are the first seeds of
-the full run. Figures use :mod:`checks.figures`.
+the full run. Figures use :mod:`checks.evidence.figures`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import numpy as np
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 from scipy.stats import spearmanr
 
-from checks import figures
-from checks.registry import Context
-from checks.stats import bootstrap_ci
+from checks.evidence import figures
+from checks.evidence.registry import Context
+from checks.evidence.stats import bootstrap_ci
 
 # Figures write Υ as U+03D2 (ϒ, the upsilon symbol): DejaVu Sans draws the capital letter U+03A5 exactly like a
 # Latin Y, so a reader would see "Y". Summaries and details keep Υ.
@@ -75,7 +75,8 @@ def geometric_interval(per_seed_ratios: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def grid_axis(ax, grid, which: str = "x") -> None:
-    """A log axis over a grid of sizes (n, dictionary sizes): :func:`checks.figures.log_axis`, then a labelled tick
+    """A log axis over a grid of sizes (n, dictionary sizes): :func:`checks.evidence.figures.log_axis`, then a labelled
+    tick
     at every grid value (plain integers), so that each measured point can be read off."""
     figures.log_axis(ax, which)
     axis = ax.xaxis if which == "x" else ax.yaxis

@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullLocator
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import MIN_SEEDS, StatementTest, combine
+from checks.evidence.tol import TOL
 from checks.flat.experiments import UPS, blas_one_thread, case_label, directions, fmt_ci, spearman, streams
-from checks.registry import Context
-from checks.stats import MIN_SEEDS, StatementTest, combine
-from checks.tol import TOL
+from checks.runners.campaign import sweep
 from numerics import flat
 
 ID = "flat.generalize"

@@ -23,7 +23,8 @@ log(worst excess) on log n over n ∈ {16, 32, 64, 128}. The theorem predicts β
 β < −0.3, negation β ≥ −0.3. The theorem's constants are unnamed, so no finite run refutes it: `not reproduced` here
 means a worst excess that decays more slowly than n^{−0.3} over this range, reported with its interval, as evidence
 against the rate. Beside it, the flattest interpolator's own exponent. The claim's word is
-:func:`checks.stats.combine_parts` over the six series. Planned units: :data:`PLANNED` seeds per series from a pilot
+:func:`checks.evidence.stats.combine_parts` over the six series. Planned units: :data:`PLANNED` seeds per series from a
+pilot
 (:data:`PILOT_SD`); ``verify --power`` runs them, the default run runs :data:`DEFAULT_SEEDS`.
 """
 
@@ -35,12 +36,12 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
 from checks.flat.experiments import blas_one_thread, loglog_slope
-from checks.registry import Context
-from checks.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
+from checks.runners.campaign import sweep
 from numerics.flat.activations import get_activation
 from numerics.flat.duality import flattest_outer_weights, invariant_form
 from numerics.flat.population import pair_expectations

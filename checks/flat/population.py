@@ -15,10 +15,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks.evidence import Outcome, digits_agreed
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.flat import oracles
-from checks.registry import Context
-from checks.tol import TOL
 from numerics import flat
 from proofs import flat as proof
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checks.evidence import Outcome, rel_err
-from checks.falsify import Property, run_properties
+from checks.evidence.outcome import Outcome, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.flat import oracles
 from checks.flat.cases import ACTS, cases
 from checks.flat.strategies import FlatCase, flat_nets
-from checks.registry import Context
-from checks.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from numerics import flat
 from proofs import flat as proof
 

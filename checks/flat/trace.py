@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import mpmath
 
-from checks.evidence import Outcome, digits_agreed, rel_err
+from checks.evidence.outcome import Outcome, digits_agreed, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.flat import oracles
 from checks.flat.cases import cases
-from checks.registry import Context
-from checks.tol import TOL
 from numerics import flat
 from proofs import flat as proof
 

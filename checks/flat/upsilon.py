@@ -22,13 +22,13 @@ import functools
 import mpmath
 import numpy as np
 
-from checks.evidence import Outcome, digits_agreed, rel_err
-from checks.falsify import NotApplicable, Property, run_properties
+from checks.evidence.outcome import Outcome, digits_agreed, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.flat import oracles
 from checks.flat.cases import cases
 from checks.flat.strategies import FlatCase, flat_nets
-from checks.registry import Context
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import flat
 from numerics._derived import flat as derived
 from proofs import flat as proof

@@ -14,12 +14,12 @@ import math
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import StatementTest
+from checks.evidence.tol import TOL
 from checks.flat.experiments import UPS, blas_one_thread, grid_axis
-from checks.registry import Context
-from checks.stats import StatementTest
-from checks.tol import TOL
 from numerics import flat
 
 ID = "flat.upsilon_star"

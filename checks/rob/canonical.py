@@ -20,12 +20,12 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob import cases, strategies
 from checks.rob.properties import domain_of, net_of
-from checks.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from numerics import rob
 from proofs import rob as proof
 

@@ -23,11 +23,11 @@ import sympy as sp
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome, digits_agreed
-from checks.falsify import Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob.properties import confirm_rigidity, screen_rigidity
-from checks.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from numerics import rob
 from proofs import rob as proof
 

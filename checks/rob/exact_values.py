@@ -33,10 +33,10 @@ from fractions import Fraction as Fr
 
 from hypothesis import strategies as st
 
-from checks.falsify import NotApplicable, Property
+from checks.evidence.tol import TOL
 from checks.rob.properties import RoutineCrashed, crash_is_a_hit
 from checks.rob.rational import basis, nonzero_rational, rational_frame, row_scale, small_rational, smul, vstr
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property
 from numerics import rob
 
 

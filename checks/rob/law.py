@@ -27,11 +27,12 @@ The statements tested, fixed before the run (:data:`STATEMENTS`; SPEC §0):
   (upper ends where the least-squares weight is negative and lower ends where it is positive, and the
   reverse); the interval that decides is the 95 % bootstrap interval over seeds of β_min's lower end to
   β_max's upper end. The word follows SPEC §0's table with δ = 0.1 (:data:`RATE_REGIONS`,
-  :func:`checks.stats.region_verdict`): inside |β − ½| < δ → ``reproduced``, inside |β − ½| ≥ δ → ``not reproduced``,
+  :func:`checks.evidence.stats.region_verdict`): inside |β − ½| < δ → ``reproduced``, inside |β − ½| ≥ δ → ``not
+  reproduced``,
   inside β ≤ 0 → ``contradicted``, else (or with fewer seeds than :data:`PLANNED_SEEDS`) ``inconclusive``. The slope
   on the upper ends is reported beside it, and so is every bracket's width against SPEC's 5%.
 
-The claim's verdict is :func:`checks.stats.combine_parts` of the two (a compound statement whose parts get
+The claim's verdict is :func:`checks.evidence.stats.combine_parts` of the two (a compound statement whose parts get
 different words is ``partially reproduced``, with each part's word named). ``passed`` says only that the evidence was
 produced as specified: every net fits, every bracket is certified (0 < lower ≤ upper < ∞), the bound was
 checked for every net, and every seed has a slope (≥ 2 values of n/m̄), so that an interval exists.
@@ -45,12 +46,12 @@ import time
 
 import numpy as np
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import Regions, StatementTest, bootstrap_ci, combine_parts, region_verdict, units_for_width
-from checks.tol import TOL
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, StatementTest, bootstrap_ci, combine_parts, region_verdict, units_for_width
+from checks.evidence.tol import TOL
+from checks.runners.campaign import sweep
 from numerics import rob
 
 ID = "rob.law"

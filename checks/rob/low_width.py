@@ -28,7 +28,7 @@ r ≤ m + 1 ≤ 4: :func:`numerics.rob.low_width.low_width_lipschitz` certifies 
   the grid is β₁ = 1 − (a log correction computed from the grid); m = 2, 3: Lip ≥ c√(n/m), slope ½. δ = 0.2: the
   statement region β > target − δ, the negation β ≤ target − δ (the boundary to the negation). Planned units:
   :data:`PLANNED` seeds per series, from a pilot's per-seed slope SDs (:data:`PILOT_SD`); ``verify --power`` runs
-  them. The claim's word is :func:`checks.stats.combine_parts` over the four (m, d) series.
+  them. The claim's word is :func:`checks.evidence.stats.combine_parts` over the four (m, d) series.
 """
 
 from __future__ import annotations
@@ -39,12 +39,12 @@ import time
 import mpmath
 import numpy as np
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome, digits_agreed
-from checks.registry import Context
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
 from checks.rob.law import slope_bracket
-from checks.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
+from checks.runners.campaign import sweep
 from numerics.rob.low_width import SMOOTH, low_width_lipschitz
 
 ID = "rob.low_width"

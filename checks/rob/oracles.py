@@ -6,7 +6,7 @@ On the open cell with sign pattern σ (σ_k = 1 iff W_k·x + b_k > 0) the gradie
 
 These oracles share no code with the arrangement code they judge (``numerics.rob``, the rob claim
 modules …): they import only numpy, cvxpy, the standard library and their two tolerances from
-:mod:`checks.tol`, and they reach their answers by different routes. This is the one copy of each:
+:mod:`checks.evidence.tol`, and they reach their answers by different routes. This is the one copy of each:
 
 * :func:`ball_brute_force` — enumerates *all* 2^m sign patterns and decides for each, by an SOCP
   plus an exact rational witness (or an exact emptiness certificate), whether its open cell meets
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from checks.tol import TOL
+from checks.evidence.tol import TOL
 
 __all__ = ["BruteForce", "Probe", "ball_brute_force", "sphere_probe", "sphere_sample"]
 

@@ -26,9 +26,9 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from checks.falsify import NotApplicable, Property
+from checks.evidence.tol import TOL
 from checks.rob import strategies
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property
 from numerics import rob
 
 

@@ -31,14 +31,14 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, bootstrap_ci, region_verdict, units_for_width
+from checks.evidence.tol import TOL
 from checks.rob import cases, strategies
 from checks.rob.law import law_rhs, sphere_data
 from checks.rob.rational import case_fractions
-from checks.stats import Regions, bootstrap_ci, region_verdict, units_for_width
-from checks.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from numerics import rob
 
 ID = "rob.realized_kinks"
@@ -252,7 +252,7 @@ def _seed_rows(args):
 
 
 def level_E(ctx: Context) -> Outcome:
-    from checks.campaign import sweep
+    from checks.runners.campaign import sweep
 
     cfg = _config(ctx.quick)
     t0 = time.perf_counter()

@@ -24,9 +24,9 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome, digits_agreed
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob import cases, oracles, strategies
 from checks.rob.exact_values import near_tie_property, single_unit_property
 from checks.rob.properties import (
@@ -39,7 +39,7 @@ from checks.rob.properties import (
     rigidity_property,
     weighted_kinds,
 )
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 
 ID = "rob.rigidity_ball"

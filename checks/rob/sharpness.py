@@ -31,14 +31,14 @@ import time
 import mpmath
 import numpy as np
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome, digits_agreed
-from checks.registry import Context
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, bootstrap_ci, region_verdict, units_for_width
+from checks.evidence.tol import TOL
 from checks.rob.law import slope_bracket
 from checks.rob.width_2n import width2n_net
-from checks.stats import Regions, bootstrap_ci, region_verdict, units_for_width
-from checks.tol import TOL
+from checks.runners.campaign import sweep
 from numerics import rob
 
 ID = "rob.sharpness"

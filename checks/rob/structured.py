@@ -36,14 +36,14 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
+from checks.evidence.tol import TOL
 from checks.rob import strategies
 from checks.rob.law import law_rhs, sphere_data
 from checks.rob.rational import case_fractions
-from checks.stats import Regions, achieved_power, bootstrap_ci, combine_parts, region_verdict, units_for_power
-from checks.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from numerics import rob
 from numerics.rob import exact as E
 from numerics.rob.structured import VectorNet, conv1d, kink_count, largest_eigenvalue, low_rank, vector_lipschitz_ball
@@ -483,7 +483,7 @@ def _seed_rows(args):
 
 
 def level_E(ctx: Context) -> Outcome:
-    from checks.campaign import sweep
+    from checks.runners.campaign import sweep
 
     cfg = _config(ctx.quick)
     t0 = time.perf_counter()

@@ -15,12 +15,12 @@ import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob import cases, strategies
 from checks.rob.properties import domain_of, net_of
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 
 ID = "rob.value"

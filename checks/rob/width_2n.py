@@ -22,10 +22,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks.evidence import Outcome, digits_agreed
-from checks.registry import Context
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob import cases
-from checks.tol import TOL
 from numerics import rob
 from numerics._derived import rob as derived
 from proofs import rob as proof

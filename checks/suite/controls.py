@@ -1,7 +1,7 @@
 r"""suite.controls (SPEC §5): a positive control for every check — in the same ``verify``, each claim's S, P, A and F
 checks also run against a planted wrong evaluator, and must fail it.
 
-The planted evaluators are the suite's mutants (``checks/mutants.toml``: one exact snippet of one file and its
+The planted evaluators are the suite's mutants (``checks/runners/mutants.toml``: one exact snippet of one file and its
 replacement, written as a realistic slip — a sign flipped, a factor dropped, a count off by one, a bound loosened, a
 verdict branch swapped). For each claim with check levels, its control is the mutant marked ``control = true`` for
 it, else the first (not an expected survivor) written for it, else the first that names it. The control runs in a
@@ -30,8 +30,8 @@ import time
 import types
 from pathlib import Path
 
-from checks.evidence import LEVELS, Outcome
-from checks.registry import Context
+from checks.evidence.outcome import LEVELS, Outcome
+from checks.evidence.registry import Context
 
 ID = "suite.controls"
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def _child(conn, cid: str, mutant: dict, seed: int, quick: bool, levels: tuple[s
     out = {"levels": {}, "error": None}
     try:
         apply_in_process(mutant["file"], mutant["original"], mutant["replacement"])
-        from checks.registry import get
+        from checks.evidence.registry import get
 
         claim = get(cid)
         with tempfile.TemporaryDirectory() as tmp:
@@ -147,8 +147,8 @@ def run_control(cid: str, mutant, seed: int, quick: bool, levels, *, method: str
 
 def controls() -> tuple[dict, list[str]]:
     """{claim: (its control mutant, its check levels)} and the claims with check levels but no mutant."""
-    from checks.mutate import load_mutants
-    from checks.registry import load_all
+    from checks.evidence.registry import load_all
+    from checks.runners.mutate import load_mutants
 
     reg = load_all()
     ms = [m for m in load_mutants() if not m.equivalent]

@@ -39,8 +39,8 @@ from fractions import Fraction as F
 
 import numpy as np
 
-from checks.evidence import Outcome
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
 from numerics import fallbacks, rob
 from numerics.rob import exact as E
 from numerics.rob import lemmas

@@ -1,6 +1,7 @@
 r"""suite.verdicts (SPEC §5): the verdict logic of SPEC §0 maps effect, interval and δ to the right word.
 
-Evaluators: :func:`checks.stats.region_verdict` (one statement) and :func:`checks.stats.combine_parts` (a compound
+Evaluators: :func:`checks.evidence.stats.region_verdict` (one statement) and
+:func:`checks.evidence.stats.combine_parts` (a compound
 statement). Oracle: the *construction* of each case. Hypothesis draws a statement shape (one-sided "effect < δ";
 one-sided with an opposite-sign region, "ρ ≤ −δ"; two-sided "|β − r| < δ"), δ, a target word, and then an interval
 built to deserve that word: strictly inside the statement region (`reproduced`); inside the negation region, its
@@ -20,9 +21,9 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import Regions, combine_parts, region_verdict
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, combine_parts, region_verdict
 
 ID = "suite.verdicts"
 WORDS = ("reproduced", "not reproduced", "contradicted", "inconclusive")

@@ -16,10 +16,10 @@ import math
 import mpmath
 import numpy as np
 
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, SuiteFailed, Undecided, run_properties
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, SuiteFailed, Undecided, run_properties
 from checks.ws.cases import small_cases
 from checks.ws.strategies import NetCase, ce_nets
 from numerics.ws import ce_hessian_moments
@@ -63,7 +63,8 @@ def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, m
     t = L + slack·‖H‖_F. A refutation is (tI − H) ≻ 0 proved by Cholesky in arb balls of the exact H
     (:func:`numerics.ws.arb_balls.proves_positive_definite`); a confirmation is a Rayleigh quotient uᵀHu/uᵀu > t proved
     in the same balls, u the top eigenvector of the midpoints (a lower bound on λ_max). Neither proved is
-    :class:`checks.falsify.Undecided`, counted apart, never a refutation. The reference runs at 2·dps + 10 digits:
+    :class:`checks.runners.falsify.Undecided`, counted apart, never a refutation. The reference runs at 2·dps + 10
+    digits:
     near the rank-one equality case tI − H has condition ≈ 1/slack = 10³⁰, which the Cholesky's balls must
     absorb. Without it (softmax; revision 1) the confirmation is mpmath at 60 digits: a Cholesky, else eigsy."""
 

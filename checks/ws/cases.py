@@ -3,7 +3,7 @@ biases, every smooth activation."""
 
 from __future__ import annotations
 
-from checks.registry import Context
+from checks.evidence.registry import Context
 
 ACTIVATIONS = ("sigmoid", "tanh", "softplus", "gelu")
 

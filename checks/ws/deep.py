@@ -24,10 +24,10 @@ import mpmath
 import numpy as np
 from hypothesis.extra.numpy import arrays
 
-from checks.evidence import Outcome, digits_agreed, rel_err
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.outcome import Outcome, digits_agreed, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from checks.ws.cases import ACTIVATIONS
 from numerics.ws import ce_hessian_moments, softmax_hessian_moments
 from numerics.ws.deep import deep_hessian_moments, deep_hessian_trace

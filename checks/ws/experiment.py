@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome, rel_err
-from checks.registry import Context
-from checks.stats import Regions, StatementTest, region_verdict
-from checks.tol import TOL
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, StatementTest, region_verdict
+from checks.evidence.tol import TOL
+from checks.runners.campaign import sweep
 from checks.ws.experiments import (
     ACT,
     COVS,

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from numerics.ws import ce_hessian_moments
 from numerics.ws.reference import ce_hessian_torch, torch_loss_fn
 

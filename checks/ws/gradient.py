@@ -22,9 +22,9 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks.evidence import Outcome, digits_agreed
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 
 ID = "ws.gradient"
 A_TOL = 1e-10

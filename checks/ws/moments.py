@@ -13,9 +13,9 @@ import functools
 import mpmath
 import numpy as np
 
-from checks.evidence import Outcome, digits_agreed, rel_err
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.outcome import Outcome, digits_agreed, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.ws.cases import small_cases
 from numerics.ws import ce_hessian_moments
 from numerics.ws.reference import ce_hessian_mpmath, ce_hessian_torch, mp_trace_moments

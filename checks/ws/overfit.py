@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import StatementTest
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import StatementTest
 from checks.ws.experiments import (
     ACT,
     lambda_sup_at,

@@ -21,10 +21,10 @@ import functools
 import mpmath
 import numpy as np
 
-from checks.evidence import Outcome, digits_agreed, rel_err
-from checks.falsify import Property, run_properties
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.outcome import Outcome, digits_agreed, rel_err
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from checks.ws.bound import trace_moments_property, upper_bound_property
 from checks.ws.cases import ACTIVATIONS
 from checks.ws.moments import saturated_nets, saturation_error

@@ -15,10 +15,10 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checks.evidence import Outcome, digits_agreed
-from checks.falsify import Property, run_properties
-from checks.registry import Context
-from checks.tol import TOL
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
+from checks.runners.falsify import Property, run_properties
 from checks.ws.strategies import SpectrumCase, kfold_spectra, spectra
 from numerics.ws import ws_bounds
 from proofs import ws as proof

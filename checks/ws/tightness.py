@@ -16,7 +16,7 @@ Both are compared with a stated baseline: GOE matrices of the same D, shifted an
 Fixed before the run (SPEC §0): "tight" means the mean over critical points is above 1 − δ with δ = 0.2, for each of
 r and τ: statement region (0.8, ∞), negation (−∞, 0.8]; the 95% bootstrap interval over points decides. Planned
 units: :data:`PLANNED_POINTS` (a per-point SD of 0.25 for τ, so that the interval is no wider than δ/2). The claim's
-word is :func:`checks.stats.combine_parts` of the two readings.
+word is :func:`checks.evidence.stats.combine_parts` of the two readings.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import math
 
 import numpy as np
 
-from checks import figures
-from checks.campaign import sweep
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import Regions, bootstrap_ci, combine_parts, region_verdict, units_for_width
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import Regions, bootstrap_ci, combine_parts, region_verdict, units_for_width
+from checks.runners.campaign import sweep
 from checks.ws.experiments import GRAD_TOL, find_critical_point, random_net, torch_one_thread, training_set
 from numerics.ws import ws_bounds
 

@@ -6,8 +6,8 @@ Derivation: :mod:`proofs.ws` (generated kernels ``numerics/_derived/ws.py``); ev
 
 from __future__ import annotations
 
-from checks.evidence import Outcome
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
 from checks.ws import moments
 
 ID = "ws.trace"

@@ -48,7 +48,7 @@ from numerics.rob.canonical import Canonical, canonicalize
 from numerics.rob.caps import caps_disjoint_exact, lipschitz_disjoint_caps
 from numerics.rob.circle import lipschitz_circle_rational, lipschitz_circle_sympy
 from numerics.rob.interval import Undecided
-from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, to_fraction
+from numerics.rob.net import RELU, Ball, PiecewiseLinear, Sphere, check_domain, piecewise_linear_of, to_fraction
 from numerics.rob.sphere2 import lipschitz_s2
 
 __all__ = ["Lipschitz", "lipschitz", "lipschitz_from_module", "rigidity", "Rigidity", "caps_disjoint", "cost_model",
@@ -501,7 +501,7 @@ def lipschitz_from_module(model, domain, **kw):
 
     net = unpack(model)
     net.require_one_output("lipschitz_from_module")
-    psi = net.piecewise_linear()
+    psi = piecewise_linear_of(net)
     m, d = net.W.shape
     b = net.b if net.b is not None else np.zeros(m)
     c = float(net.c[0]) if net.c is not None else 0.0

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-__all__ = ["Sphere", "Ball", "PiecewiseLinear", "RELU", "parse", "Net", "as_float", "as_exact", "evaluate",
-           "to_fraction", "is_exact_input"]
+__all__ = ["Sphere", "Ball", "PiecewiseLinear", "RELU", "piecewise_linear_of", "parse", "Net", "as_float", "as_exact",
+           "evaluate", "to_fraction", "is_exact_input"]
 
 
 @dataclass(frozen=True)
@@ -259,3 +259,16 @@ def evaluate(net, X, *, activation: PiecewiseLinear = RELU):
     for bt, j in jumps:
         out = out + float(j) * np.maximum(Z - float(bt), 0.0)
     return out @ a + X @ v + float(n.c)
+
+
+def piecewise_linear_of(two) -> PiecewiseLinear:
+    """The activation of a :class:`numerics.interop.TwoLayer` read from a torch module, as a
+    :class:`PiecewiseLinear` (ReLU, LeakyReLU(slope)); ValueError naming the module's activation else."""
+    from numerics.interop import PIECEWISE_LINEAR
+
+    if two.activation == "ReLU":
+        return RELU
+    if two.activation == "LeakyReLU":
+        return PiecewiseLinear((0.0,), (float(two.params["slope"]), 1.0), 0.0)
+    raise ValueError(f"activation {two.activation} is not piecewise linear: Lipschitz constants here need "
+                     f"one of {PIECEWISE_LINEAR}")

@@ -1,7 +1,7 @@
 r"""Matrix-free (HVP-based) estimators of tr H, tr H² and λ_max(H): the alternatives to the closed form.
 
 These are what a user computes today when no closed form is available (PyHessian, curvlinops,
-pytorch-hessian-eigenthings); the suite uses them as baseline (c) of ``checks.bench`` and cross-checks
+pytorch-hessian-eigenthings); the suite uses them as baseline (c) of ``checks.runners.bench`` and cross-checks
 them against the closed form of :mod:`numerics.moments` and the dense Hessian of :mod:`numerics.ws.reference`.
 Every function takes ``hvp(V) -> H V`` for a (D, k) float64 tensor of k directions, e.g. from
 :func:`numerics.ws.reference.hvp_operator` (``torch.func`` forward-over-reverse, batched with ``vmap``).

@@ -1,4 +1,4 @@
-"""Derivations for the flat paper (see checks/spec.toml). ``artifacts()`` is what ``proofs.derive`` writes.
+"""Derivations for the flat paper (see checks/evidence/spec.toml). ``artifacts()`` is what ``proofs.derive`` writes.
 
 Modules: :mod:`~proofs.flat.definitions` (symbols, activation families, the network, the loss), one derivation
 per claim (:mod:`~proofs.flat.symmetry`, :mod:`~proofs.flat.trace`, :mod:`~proofs.flat.upsilon`,

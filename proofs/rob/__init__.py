@@ -1,4 +1,4 @@
-"""Derivations for the rob paper (see checks/spec.toml). ``artifacts()`` is what ``proofs.derive`` writes.
+"""Derivations for the rob paper (see checks/evidence/spec.toml). ``artifacts()`` is what ``proofs.derive`` writes.
 
 Modules: :mod:`~proofs.rob.definitions` (the network, the ReLU identities: rob.canonical),
 :mod:`~proofs.rob.jump` (the gradient jump and its tangential norm: rob.jump), :mod:`~proofs.rob.circle`

@@ -292,7 +292,7 @@ def report_rows(report: dict | None = None, data: dict | None = None) -> list[di
 
 
 def report_section(report: dict | None = None) -> list[str]:
-    """Markdown lines for ``verify.md`` (an extension point of :mod:`checks.report`)."""
+    """Markdown lines for ``verify.md`` (an extension point of :mod:`checks.runners.report`)."""
     data = load()
     if not data or (report is not None and not any(c["id"].startswith("rob.") for c in report.get("claims", []))):
         return []

@@ -210,7 +210,7 @@ def projection_floor(rng, quick):
     (rob.width_one's full configuration) on three data sets of the same kind per point, beside the script's values."""
     from checks.rob.supplement import width_one
 
-    cfg = width_one._config(quick)
+    cfg = width_one.config(quick)
     out = {}
     for n, d in ([(100, 20)] if quick else [(100, 20), (200, 20), (400, 20), (400, 60)]):
         vals = []

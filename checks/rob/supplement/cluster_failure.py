@@ -35,12 +35,12 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks import figures
-from checks.evidence import Outcome, digits_agreed
-from checks.registry import Context
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.stats import StatementTest, combine
+from checks.evidence.tol import TOL
 from checks.rob import cases
-from checks.stats import StatementTest, combine
-from checks.tol import TOL
 from numerics import rob
 from numerics.rob import exact as E
 from proofs.rob.cluster import cluster_failure

@@ -55,10 +55,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks import figures
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import bootstrap_ci
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import bootstrap_ci
 from numerics import rob
 from numerics.rob.caps import caps_disjoint_exact
 

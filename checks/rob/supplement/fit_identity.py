@@ -21,11 +21,11 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob.supplement import lemma_data as data
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 from proofs.rob import lemmas
 
@@ -114,7 +114,8 @@ def _from_json(j):
 
 def fit_property(kind: str, *, functional=rob.fit_functional, clip=rob.clip, count=rob.well_served, half=HALF,
                  coef=HALF, budget: int = 600) -> Property:
-    # 600 examples: without Hypothesis's target phase (checks.falsify.ENGINE_REVISION 3) the planted "count ε n/2 →
+    # 600 examples: without Hypothesis's target phase (checks.runners.falsify.ENGINE_REVISION 3) the planted "count ε
+    # n/2 →
     # ε n" bug was first hit at example 340–363 with seed 0 (82–90 with seeds 1, 2); 200 missed it
     slack = TOL["rob_lemma_screen"]
     if kind in ("functional", "clipped"):

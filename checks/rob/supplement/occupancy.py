@@ -27,13 +27,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import StatementTest, bootstrap_ci
+from checks.evidence.tol import TOL
 from checks.rob.supplement import lemma_data as data
-from checks.stats import StatementTest, bootstrap_ci
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 
 ID = "rob.occupancy"

@@ -24,11 +24,11 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
 from checks.rob.oracles import ball_brute_force
 from checks.rob.supplement import lemma_data as data
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import kinks, rob
 from numerics.rob import exact as E
 

@@ -46,12 +46,12 @@ from flint import arb
 from flint import ctx as flint_ctx
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome, digits_agreed
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome, digits_agreed
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob.rational import nonzero_rational, small_rational
 from checks.rob.supplement.single_pole_cases import DIMS, pole_case, read_net
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 from numerics._derived import rob_single_pole as derived
 from numerics.rob.exact import QNum

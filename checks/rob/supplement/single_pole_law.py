@@ -44,10 +44,10 @@ import time
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import StatementTest
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import StatementTest
 from numerics import rob
 
 ID = "rob.single_pole_law"

@@ -42,10 +42,10 @@ from flint import ctx as flint_ctx
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
 from checks.rob.rational import nonzero_rational, pyth_cs, rational_unit_vector, small_rational
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 
 ID = "rob.stratified"

@@ -23,11 +23,11 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import strategies as st
 
-from checks.evidence import Outcome
-from checks.falsify import NotApplicable, Property, run_properties
-from checks.registry import Context
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.tol import TOL
 from checks.rob.supplement import lemma_data as data
-from checks.tol import TOL
+from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import rob
 from proofs.rob import lemmas
 

@@ -36,11 +36,11 @@ import time
 
 import numpy as np
 
-from checks import figures
-from checks.evidence import Outcome
-from checks.registry import Context
-from checks.stats import StatementTest
-from checks.tol import TOL
+from checks.evidence import figures
+from checks.evidence.outcome import Outcome
+from checks.evidence.registry import Context
+from checks.evidence.stats import StatementTest
+from checks.evidence.tol import TOL
 
 ID = "rob.width_one"
 PAPER = ("for every rank-2 projector P some opposite-label pair has ‖P(x_i − x_j)‖ ≤ C√(log(nd))/n, so Lip ≥ "
@@ -163,7 +163,9 @@ def adversary(X, y, rng, *, starts: int, keep: int, steps: int, polish: int):
     return best, bestQ, trace
 
 
-def _config(quick: bool) -> dict:
+def config(quick: bool) -> dict:
+    """The adversary's configuration (dimension, sample sizes, seeds, starts, steps), quick or full; the author's
+    projection-floor counterpart (:mod:`checks.rob.supplement.author_suite`) runs the full one."""
     if quick:
         return {"d": 20, "n": (24, 48), "seeds": 3, "starts": 4, "keep": 1, "steps": 12, "polish": 4,
                 "effort_check": False}
@@ -172,7 +174,7 @@ def _config(quick: bool) -> dict:
 
 
 def level_E(ctx: Context) -> Outcome:
-    cfg = _config(ctx.quick)
+    cfg = config(ctx.quick)
     d = cfg["d"]
     rows, t0, c0 = [], time.perf_counter(), time.process_time()
     jobs = [(k, n) for k in range(cfg["seeds"]) for n in cfg["n"]]
