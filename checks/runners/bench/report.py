@@ -37,13 +37,21 @@ README = Path(__file__).resolve().parents[3] / "README.md"
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
 
 
-def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
-    """Replace the README's speed table (between the bench markers) with this report's headline table."""
-    text = readme.read_text()
-    if README_START not in text or README_END not in text:
-        raise ValueError(f"{readme} has no {README_START} … {README_END} block to regenerate")
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
+TARGETS_START, TARGETS_END = "<!-- targets:start -->", "<!-- targets:end -->"
+
+
+def _replace_block(text: str, start: str, end: str, body: str, readme: Path) -> str:
+    if start not in text or end not in text:
+        raise ValueError(f"{readme} has no {start} … {end} block to regenerate")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return head + "\n".join([start, body, end]) + tail
+
+
+def render_readme(text: str, data: Data, targets: Targets, readme: Path = README) -> str:
+    """``text`` (the README) with its speed table and its targets table rendered from this report: nothing in
+    either block is written by hand, so neither can go stale (``tests/test_bench_report.py`` re-renders them from
+    the committed ``reports/bench.json`` and compares)."""
     m = data["meta"]
     note = (
         f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
@@ -52,8 +60,13 @@ def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
                   for x in m.get("merged", []))
         + ")."
     )
-    body = "\n".join([README_START, note, "", headline_table(data, targets), README_END])
-    readme.write_text(head + body + tail)
+    text = _replace_block(text, README_START, README_END, "\n".join([note, "", headline_table(data, targets)]), readme)
+    return _replace_block(text, TARGETS_START, TARGETS_END, "\n".join(target_table(data, targets)[2:]), readme)
+
+
+def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
+    """Replace the README's speed table and targets table (between their markers) with this report's."""
+    readme.write_text(render_readme(readme.read_text(), data, targets, readme))
 
 
 def plots(out: Path, data: Data) -> list[str]:
