@@ -69,14 +69,16 @@ def test_paired_ratios_and_the_spread_rule():
 
 
 def test_readme_speed_table_is_replaced_between_its_markers(tmp_path):
-    from checks.runners.bench import report
+    from checks.runners.bench import readme as report
 
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{report.README_START}\nold table\n{report.README_END}\noutro\n")
+    readme.write_text(f"intro\n{report.README_START}\nold table\n{report.README_END}\n"
+                      f"{report.TARGETS_START}\nold targets\n{report.TARGETS_END}\noutro\n")
     data = {"meta": {"quick": True, "started": "T"}, "machine": {"loadavg_start": [3.0]}}
     report.write_readme(data, [], readme)
     text = readme.read_text()
     assert text.startswith("intro\n") and text.endswith("outro\n") and "old table" not in text
+    assert "old targets" not in text and "| Target | Measured | Threshold | Status |" in text
     assert "| Comparison |" in text and "load average 3.0" in text
     readme.write_text("no markers")
     with pytest.raises(ValueError, match="bench:start"):

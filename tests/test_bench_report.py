@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.runners.bench import report
+from checks.runners.bench import readme as report
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -78,3 +78,33 @@ def test_old_and_new_names_run_as_scripts(name):
     out = subprocess.run([sys.executable, "-m", name, "--check"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def _directory_rows():
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    for line in text.splitlines():
+        m = re.match(r"^\| `([a-z_/]+/)` \| (.*) \|$", line)
+        if m:
+            yield m.group(1), m.group(2)
+
+
+def test_the_readmes_directory_table_names_only_what_exists():
+    """Every module or file the README's directory table names (a backticked identifier) exists in its row's
+    directory, and every room of checks/ has a row: the table cannot go stale silently."""
+    import re
+
+    rows = dict(_directory_rows())
+    rooms = {"checks/evidence/", "checks/runners/", "checks/runners/bench/", "numerics/ws/", "numerics/rob/"}
+    assert rooms <= set(rows)
+    missing = []
+    for d, contents in rows.items():
+        for tok in re.findall(r"`([A-Za-z_][A-Za-z0-9_]*(?:\.py|\.toml|/)?)`", contents):
+            name = tok.rstrip("/")
+            dirs = [ROOT / d, *(p for p in (ROOT / d).iterdir() if p.is_dir())]  # "per paper `codegen.py`"
+            cands = [x / n for x in dirs for n in ([name] if "." in name else [f"{name}.py", name])]
+            cands += [ROOT / name] if tok.endswith("/") else []  # a top-level directory named in passing
+            if not any(p.exists() for p in cands):
+                missing.append(f"{d}{tok}")
+    assert missing == [], f"README's directory table names what does not exist: {missing}"

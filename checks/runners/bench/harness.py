@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         payload["figures"] = plots(args.out, payload)
         write_report(args.out, payload, targets)
         if args.readme:
-            from checks.runners.bench.report import write_readme
+            from checks.runners.bench.readme import write_readme
 
             write_readme(payload, targets)
         return 0

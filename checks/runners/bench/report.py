@@ -33,42 +33,6 @@ def write_report(out: Path, data: Data, targets: Targets) -> None:
     (out / "bench.md").write_text("\n".join(md) + "\n")
 
 
-README = Path(__file__).resolve().parents[3] / "README.md"
-README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
-
-
-TARGETS_START, TARGETS_END = "<!-- targets:start -->", "<!-- targets:end -->"
-
-
-def _replace_block(text: str, start: str, end: str, body: str, readme: Path) -> str:
-    if start not in text or end not in text:
-        raise ValueError(f"{readme} has no {start} … {end} block to regenerate")
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    return head + "\n".join([start, body, end]) + tail
-
-
-def render_readme(text: str, data: Data, targets: Targets, readme: Path = README) -> str:
-    """``text`` (the README) with its speed table and its targets table rendered from this report: nothing in
-    either block is written by hand, so neither can go stale (``tests/test_bench_report.py`` re-renders them from
-    the committed ``reports/bench.json`` and compares)."""
-    m = data["meta"]
-    note = (
-        f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
-        f"load average {data.get('machine', {}).get('loadavg_start', [math.nan])[0]:.1f} at its start"
-        + "".join(f"; {', '.join(_only_of(x))} re-run at {x.get('started', '?')} and merged"
-                  for x in m.get("merged", []))
-        + ")."
-    )
-    text = _replace_block(text, README_START, README_END, "\n".join([note, "", headline_table(data, targets)]), readme)
-    return _replace_block(text, TARGETS_START, TARGETS_END, "\n".join(target_table(data, targets)[2:]), readme)
-
-
-def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
-    """Replace the README's speed table and targets table (between their markers) with this report's."""
-    readme.write_text(render_readme(readme.read_text(), data, targets, readme))
-
-
 def plots(out: Path, data: Data) -> list[str]:
     """The log-log figures ``<out>/figures/bench_*.png`` of every paper; returns their paths."""
     figure_dir(out)
@@ -94,13 +58,13 @@ def header(data: Data, targets: Targets) -> list[str]:
         "All comparisons are medians of interleaved runs within this one run"
         + ("." if not data["meta"].get("merged") else
            ", except the sections re-run later and merged in: " + "; ".join(
-               f"{', '.join(m.get('only') or _only_of(m))} ({m.get('started', '?')})"
+               f"{', '.join(m.get('only') or only_of(m))} ({m.get('started', '?')})"
                for m in data["meta"]["merged"]) + "."),
         "",
     ]
 
 
-def _only_of(meta: dict) -> list[str]:
+def only_of(meta: dict) -> list[str]:
     """The sections a merged run re-ran, from its argv (``--only a b --merge``)."""
     argv = list(meta.get("argv", []))
     if "--only" not in argv:
