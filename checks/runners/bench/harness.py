@@ -254,7 +254,7 @@ def _run(args) -> int:
         b.data, b.targets = old, old_targets + b.targets
     b.data["figures"] = plots(args.out, b.data)
     write_report(args.out, b.data, b.targets)
-    table = Table(title="issue 5 targets")
+    table = Table(title="targets: each measured number against its threshold")
     for col in ("target", "measured", "threshold", "status"):
         table.add_column(col)
     for t in b.targets:
