@@ -25,10 +25,18 @@ def claims_table() -> str:
     return "\n".join(rows)
 
 
+def replace_block(text: str, start: str, end: str, body: str, where: Path = README) -> str:
+    """``text`` with what lies between the markers ``start`` and ``end`` replaced by ``body`` (the markers kept);
+    ValueError naming ``where`` if a marker is missing. Every generated README table goes through this."""
+    if start not in text or end not in text:
+        raise ValueError(f"{where} has no {start} … {end} block to regenerate")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return head + "\n".join([start, body, end]) + tail
+
+
 def render(text: str) -> str:
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{claims_table()}\n{END}{tail}"
+    return replace_block(text, START, END, claims_table())
 
 
 def main(argv=None) -> int:

@@ -8,26 +8,14 @@ import math
 from pathlib import Path
 
 from checks.runners.bench.report import Data, Targets, headline_table, only_of, target_table
+from checks.runners.readme import README, replace_block
 
-README = Path(__file__).resolve().parents[3] / "README.md"
 README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
-
-
 TARGETS_START, TARGETS_END = "<!-- targets:start -->", "<!-- targets:end -->"
 
 
-def _replace_block(text: str, start: str, end: str, body: str, readme: Path) -> str:
-    if start not in text or end not in text:
-        raise ValueError(f"{readme} has no {start} … {end} block to regenerate")
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    return head + "\n".join([start, body, end]) + tail
-
-
 def render_readme(text: str, data: Data, targets: Targets, readme: Path = README) -> str:
-    """``text`` (the README) with its speed table and its targets table rendered from this report: nothing in
-    either block is written by hand, so neither can go stale (``tests/test_bench_report.py`` re-renders them from
-    the committed ``reports/bench.json`` and compares)."""
+    """``text`` (the README) with its speed table and its targets table rendered from this report."""
     m = data["meta"]
     note = (
         f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
@@ -36,8 +24,8 @@ def render_readme(text: str, data: Data, targets: Targets, readme: Path = README
                   for x in m.get("merged", []))
         + ")."
     )
-    text = _replace_block(text, README_START, README_END, "\n".join([note, "", headline_table(data, targets)]), readme)
-    return _replace_block(text, TARGETS_START, TARGETS_END, "\n".join(target_table(data, targets)[2:]), readme)
+    text = replace_block(text, README_START, README_END, "\n".join([note, "", headline_table(data, targets)]), readme)
+    return replace_block(text, TARGETS_START, TARGETS_END, "\n".join(target_table(data, targets)[2:]), readme)
 
 
 def write_readme(data: Data, targets: Targets, readme: Path = README) -> None:
