@@ -57,6 +57,7 @@ from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
 from numerics.ws.moments import HessianMoments
+from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint, tiles_of
 from numerics.ws.softmax import softmax_tables
 
 __all__ = ["DeepHessianMoments", "DeepHessianTrace", "DeepTables", "pair_sums", "deep_dim", "deep_hessian_moments",
@@ -344,37 +345,71 @@ def _block_for(r: int, memory_mb: float, mp: bool) -> int:
     return blk if mp else min(blk, max(1, int(math.isqrt(CACHE_BYTES // (3 * 8 * r * r)))))
 
 
-def pair_sums(tb: DeepTables, block: int, progress=None):
+class DeepPairTiles:
+    """The pair sums of :func:`pair_sums` as tiles (:mod:`numerics.ws.pair_tiles`): ``tile(I, J)`` is the block pair's
+    (n · tr H share, n² · tr H² share); the tr H share is nonzero on the diagonal blocks only."""
+
+    width = 2
+
+    def __init__(self, tb: DeepTables, block: int):
+        self.tb, self.block, self.n = tb, block, tb.r.shape[0]
+        self.md, self.w, self.perm = tb.mdiag_and_pairs()
+        b = min(block, self.n)
+        self.tile_flops = 2.0 * b * b * tb.r_dim * tb.r_dim * 4
+
+    def tile(self, i0: int, j0: int) -> tuple:
+        tb, md, w, perm, zero = self.tb, self.md, self.w, self.perm, self.tb.zero
+        I = np.arange(i0, min(self.n, i0 + self.block))
+        J = np.arange(j0, min(self.n, j0 + self.block))
+        G = _gram(tb, I, J)
+        if tb.mp:
+            X, Y = _left_M(tb, md, w, perm, I, G), _right_M(tb, md, w, perm, J, G)
+            S = np.sum(X * Y, axis=(2, 3))               # tr(M_i G M_j Gᵀ) for every pair
+        else:
+            S, X = _contract_f64(tb, md, w, I, J, G)
+        tr = zero
+        if j0 == i0:
+            S = np.triu(S) * 2 - np.diag(np.diag(S)) if not tb.mp else _triu2(S)
+            tr = sum((np.trace(X[k, k]) for k in range(len(I))), zero)
+        else:
+            S = 2 * S
+        tr2 = np.sum(S) if not tb.mp else sum(S.ravel().tolist(), zero)
+        return (float(tr), float(tr2)) if not tb.mp else (tr, tr2)
+
+
+def pair_sums(tb: DeepTables, block: int, progress=None, *, runner=None, recipe=None):
     """(tr H, tr H², pairs) from the tables: (1/n) Σ_i tr(M_i G_ii) and (1/n²) Σ_ij tr(M_i G_ij M_j G_ijᵀ) over
-    blocks of sample pairs (upper triangle; the summand is symmetric in i, j)."""
+    blocks of sample pairs (upper triangle; the summand is symmetric in i, j). Float64 tiles run on ``runner`` (a
+    :class:`~numerics.ws.pair_tiles.TileRunner`, default in this process; ``progress(done, total)`` over tiles
+    when it is the default), mpmath ones in order."""
     n = tb.r.shape[0]
-    md, w, perm = tb.mdiag_and_pairs()
-    starts = list(range(0, n, block))
-    zero = tb.zero
-    tr, tr2, pairs = zero, zero, 0
-    total = len(starts) * (len(starts) + 1) // 2
-    done = 0
-    for a, i0 in enumerate(starts):
-        I = np.arange(i0, min(n, i0 + block))
-        for j0 in starts[a:]:
-            J = np.arange(j0, min(n, j0 + block))
-            G = _gram(tb, I, J)
-            if tb.mp:
-                X, Y = _left_M(tb, md, w, perm, I, G), _right_M(tb, md, w, perm, J, G)
-                S = np.sum(X * Y, axis=(2, 3))               # tr(M_i G M_j Gᵀ) for every pair
-            else:
-                S, X = _contract_f64(tb, md, w, I, J, G)
-            if j0 == i0:
-                S = np.triu(S) * 2 - np.diag(np.diag(S)) if not tb.mp else _triu2(S)
-                tr = tr + sum((np.trace(X[k, k]) for k in range(len(I))), zero)
-            else:
-                S = 2 * S
-            tr2 = tr2 + (np.sum(S) if not tb.mp else sum(S.ravel().tolist(), zero))
-            pairs += len(I) * len(J) if j0 != i0 else len(I) * (len(I) + 1) // 2
-            done += 1
+    tiles = DeepPairTiles(tb, block)
+    if tb.mp:
+        tr, tr2 = tb.zero, tb.zero
+        todo = tiles_of(n, block)
+        for k, (i0, j0) in enumerate(todo):
+            a, b = tiles.tile(i0, j0)
+            tr, tr2 = tr + a, tr2 + b
             if progress is not None:
-                progress(done, total)
-    return tr / n, tr2 / (n * n), pairs
+                progress(k + 1, len(todo))
+    else:
+        if runner is None:
+            runner = TileRunner(progress=None if progress is None else lambda d, t, *_: progress(d, t))
+        tr, tr2 = runner.run(recipe, tiles)
+    return tr / n, tr2 / (n * n), n * (n + 1) // 2
+
+
+def build_deep_tiles(Ws, bs, X, y, act_name: str, act_expr, loss: str, block: int) -> DeepPairTiles:
+    """The float64 tiles :func:`deep_hessian_moments` runs for these (validated) inputs, rebuilt on a Dask worker."""
+    with np.errstate(over="ignore", under="ignore"):
+        tb = DeepTables.forward(Ws, bs, X, y, SmoothActivation(act_name, act_expr), loss, mp=False)
+    return DeepPairTiles(tb, block)
+
+
+def deep_recipe(Ws, bs, X, y, act: SmoothActivation, loss: str, block: int) -> Recipe:
+    args = (list(Ws), list(bs), X, y, act.name, act.expr, loss, int(block))
+    return Recipe("deep", build_deep_tiles, args,
+                  fingerprint("deep", list(Ws), list(bs), X, y, act.name, str(act.expr), loss, int(block)))
 
 
 def _triu2(S):
@@ -388,7 +423,7 @@ def _triu2(S):
 
 def deep_hessian_moments(layers, X, y, activation: str | Any = "tanh", *, loss: str | None = None,
                          dps: int | None = None, block: int | None = None, memory_mb: float = MEMORY_MB,
-                         progress=None) -> DeepHessianMoments:
+                         progress=None, tiles=None) -> DeepHessianMoments:
     """tr H and tr H² of the mean cross-entropy Hessian of a smooth MLP, by per-sample and sample-pair sums.
 
     Parameters
@@ -402,12 +437,17 @@ def deep_hessian_moments(layers, X, y, activation: str | Any = "tanh", *, loss: 
     dps : evaluate the same sums in mpmath at ``dps`` digits (inputs read exactly from float64); small nets only
     block, memory_mb : sample-pair block size, or the memory budget it is chosen from (default 256 MB)
     progress : callable(done, total) over the blocks of sample pairs
+    tiles : numerics.ws.pair_tiles.TileRunner, optional
+        Run the float64 pair tiles on it (Dask workers, a journal to resume from; its own progress line); the
+        result is bit-identical to the run without it. Not with ``dps``.
     """
     act = get_activation(activation)
     Ws, bs, X, y, loss = validate_deep(layers, X, y, loss)
     n = X.shape[0]
     widths = (Ws[0].shape[1],) + tuple(W.shape[0] for W in Ws)
     D = deep_dim(widths, [b is not None for b in bs])
+    if dps is not None and tiles is not None:
+        raise ValueError("tiles= runs the float64 pair sums: it cannot be combined with dps=")
     if dps is not None:
         with mpmath.workdps(int(dps) + 10):
             tb = DeepTables.forward(Ws, bs, X, y, act, loss, mp=True)
@@ -419,7 +459,8 @@ def deep_hessian_moments(layers, X, y, activation: str | Any = "tanh", *, loss: 
         with np.errstate(over="ignore", under="ignore"):
             tb = DeepTables.forward(Ws, bs, X, y, act, loss, mp=False)
             blk = int(block or _block_for(tb.r_dim, memory_mb, False))
-            tr, tr2, pairs = pair_sums(tb, blk, progress)
+            recipe = None if tiles is None else deep_recipe(Ws, bs, X, y, act, loss, blk)
+            tr, tr2, pairs = pair_sums(tb, blk, progress, runner=tiles, recipe=recipe)
         tr, tr2 = float(tr), float(tr2)
     return DeepHessianMoments(tr, tr2, D, n, any(b is not None for b in bs), act.name, dps, "numpy" if dps is None
                               else "mpmath", None, widths, loss, pairs, blk)

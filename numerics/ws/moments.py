@@ -46,8 +46,10 @@ from scipy import special
 from numerics._derived import ws as ws_kernels
 from numerics.ws import workspace
 from numerics.ws.activations import SmoothActivation, get_activation
+from numerics.ws.binary_tiles import BinaryPairTiles
 from numerics.ws.bounds import WSBounds, ws_bounds
 from numerics.ws.inputs import checked_array, dim_of, validate_net
+from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint
 
 __all__ = ["HessianMoments", "LambdaSupGrad", "PrecisionWarning", "WSBounds", "ce_hessian_moments",
            "lambda_sup_grad", "ws_bounds", "validate_net", "checked_array", "dim_of"]
@@ -165,7 +167,8 @@ def tables_mp(W, b, v, c, X, y, act: SmoothActivation):
     return P, q, r, X
 
 
-def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict, take=None):
+def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict, take=None,
+             runner=None, recipe=None):
     """The kernel form of SPEC §1, with the pair sums grouped by the power of G_ij = x̃_i·x̃_j.
 
     2 Σ_ij q_i r_j gKg_ij and Σ_ij r_i r_j KK_ij are bilinear in the generated factors
@@ -178,8 +181,21 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
     Only q_iq_j (g_i·g_j)² needs its block matrix. Blocks run over the upper triangle (the
     off-diagonal ones count twice for the symmetric terms, and in both orientations for the
     bilinear ones), so working memory is O(block² + n(M+N)). ``take``: scratch buffers of the float64 pair loop
-    (:mod:`numerics.ws.workspace`).
+    (:mod:`numerics.ws.workspace`). Float64 pair sums run as tiles (:class:`numerics.ws.binary_tiles.BinaryPairTiles`)
+    on ``runner`` (a :class:`numerics.ws.pair_tiles.TileRunner`; default: in this process), which rebuilds them on
+    Dask workers from ``recipe``.
     """
+    trace, acc, far = near_terms(P, q, r, Xt, v, n=n, kernels=kernels, bias_const=bias_const)
+    f64 = all(isinstance(t, np.ndarray) and t.dtype == np.float64 for t in (*P, q, Xt, v))
+    kw = dict(n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
+    if not f64:
+        return trace, (acc + _pair_sums(P, q, Xt, v, far, **kw)) / (n * n)
+    (pairs,) = (runner or TileRunner()).run(recipe, BinaryPairTiles(P, q, Xt, v, far, take=take, **kw))
+    return trace, (acc + pairs) / (n * n)
+
+
+def near_terms(P, q, r, Xt, v, *, n: int, kernels: ModuleType, bias_const: dict):
+    """(tr H, the pair terms without a pair loop, the far (p ≥ 2) bilinear factors) of :func:`_moments`."""
     gd = (Xt * Xt).sum(axis=1)
     g2 = kernels.g2(P, v, gd) + bias_const["g2"]
     trk = kernels.trK(P, v, gd) + bias_const["trK"]
@@ -199,11 +215,7 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
                 far[p, id(b), id(R)][0] = far[p, id(b), id(R)][0] + aL
             else:
                 far[p, id(b), id(R)] = [aL, b[:, None] * R]
-    far = [(p, aL, bR) for (p, _, _), (aL, bR) in far.items()]
-    f64 = all(isinstance(t, np.ndarray) and t.dtype == np.float64 for t in (*P, q, Xt, v))
-    kw = dict(n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
-    acc = acc + (_pair_sums_f64(P, q, Xt, v, far, take=take, **kw) if f64 else _pair_sums(P, q, Xt, v, far, **kw))
-    return trace, acc / (n * n)
+    return trace, acc, [(p, aL, bR) for (p, _, _), (aL, bR) in far.items()]
 
 
 def _pair_sums(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_gg):
@@ -231,71 +243,24 @@ def _pair_sums(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_g
     return acc
 
 
-def _pair_sums_f64(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_gg, take=None):
-    """:func:`_pair_sums` for float64 arrays, with every block-sized result written into scratch buffers.
+def build_binary_tiles(W, b, v, c, X, y, act_name: str, act_expr, bias: bool, block: int) -> BinaryPairTiles:
+    """The tiles :func:`numerics.ws.moments.ce_hessian_moments` runs for these inputs (float64, numpy)."""
+    kernels = ws_kernels
+    act = SmoothActivation(act_name, act_expr)
+    n, M = X.shape
+    P, q, r = tables_float64(W, b, v, c, X, y, act)
+    Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
+    const = kernels.OUTPUT_BIAS if bias else dict.fromkeys(kernels.OUTPUT_BIAS, 0)
+    with np.errstate(over="raise", invalid="raise"):
+        _, _, far = near_terms(P, q, r, Xt, v, n=n, kernels=kernels, bias_const=const)
+    return BinaryPairTiles(P, q, Xt, v, far, n=n, kernels=kernels, block=block, c_gg=const["gg"])
 
-    The same terms as the generic loop, from the same generated factors: g_i·g_j = Σ_p G^p ∘ (L_p R_pᵀ) from
-    ``gg_factors`` (the factors of one power side by side; the output-bias constant as a column of ones in the
-    p = 0 group), with √q folded into the rows of every factor, so that Σ_ij q_i q_j (g_i·g_j)² of a block is
-    the squared Frobenius norm of S′ = diag(√q_I) S diag(√q_J) (q = p(1 − p) ≥ 0): one read of the block instead
-    of squaring it in place and reading it twice. Only the order and the rounding of the float64 operations
-    differ from :func:`_pair_sums`.
 
-    ``take`` (from :func:`numerics.ws.workspace.workspace`) supplies the buffers; without it they are made here.
-    Why buffers at all: on this project's 2-core EPYC (OpenBLAS, two threads, b = 256, quiet) ``A @ B.T`` with
-    K = 20 ran at 9 GFLOP/s into a new 512 KB array and at 66 GFLOP/s with ``out=`` when timed alone.
-    """
-    take = take or workspace.fresh
-    groups: dict[int, list] = {}
-    for p, L, R in kernels.gg_factors(P, P, v):
-        groups.setdefault(p, []).append((L, R))
-    if c_gg:
-        groups.setdefault(0, []).append((np.full((n, 1), float(c_gg)), np.ones((n, 1))))
-    sq = np.sqrt(q)[:, None]
-    ggLR = {}
-    for p, lr in sorted(groups.items()):
-        width = sum(L.shape[1] for L, _ in lr)
-        L, R = take(f"gg{p}L", (n, width)), take(f"gg{p}R", (n, width))
-        k = 0
-        for Lk, Rk in lr:
-            w = Lk.shape[1]
-            np.multiply(Lk, sq, out=L[:, k:k + w])
-            np.multiply(Rk, sq, out=R[:, k:k + w])
-            k += w
-        ggLR[p] = (L, R)
-    b2 = min(block, n) ** 2
-    bufG, bufS, bufT = take("G", (b2,)), take("S", (b2,)), take("T", (b2,))
-    bufGp = take("Gp", (b2,)) if far else None
-    acc = 0.0
-    starts = range(0, n, block)
-    for I in starts:
-        sI = slice(I, min(I + block, n))
-        for J in starts:
-            if J < I:
-                continue
-            sJ = slice(J, min(J + block, n))
-            shape = (sI.stop - sI.start, sJ.stop - sJ.start)
-            e = shape[0] * shape[1]
-            G = np.matmul(Xt[sI], Xt[sJ].T, out=bufG[:e].reshape(shape))
-            S = None
-            for p, (L, R) in ggLR.items():
-                T = np.matmul(L[sI], R[sJ].T, out=(bufS if S is None else bufT)[:e].reshape(shape))
-                for _ in range(p):
-                    np.multiply(T, G, out=T)
-                S = T if S is None else np.add(S, T, out=S)
-            sym = np.vdot(S, S)
-            acc += sym if I == J else 2 * sym
-            have = 0  # the power of G now in bufGp
-            for p, aL, bR in far:  # p >= 2 (p = 0, 1 need no pair loop)
-                if have != p:
-                    Gp = np.multiply(G, G, out=bufGp[:e].reshape(shape))
-                    for _ in range(p - 2):
-                        np.multiply(Gp, G, out=Gp)
-                    have = p
-                acc += np.vdot(aL[sI], Gp @ bR[sJ])
-                if I != J:
-                    acc += np.vdot(aL[sJ], Gp.T @ bR[sI])
-    return acc
+def binary_recipe(W, b, v, c, X, y, act, bias: bool, block: int) -> Recipe:
+    """How a worker rebuilds the binary pair tiles (validated inputs; ``act`` a SmoothActivation)."""
+    args = (W, b, v, c, X, y, act.name, act.expr, bias, int(block))
+    return Recipe("binary", build_binary_tiles, args, fingerprint("binary", W, b, v, c, X, y, act.name,
+                                                                  str(act.expr), bias, int(block)))
 
 
 AUTO_TORCH_PAIR_FLOPS = 2e11
@@ -323,7 +288,7 @@ def auto_backend(n: int, M: int, N: int, bias: bool = True) -> str:
 
 def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
                        dps: int | None = None, block: int | None = None, backend: str = "auto",
-                       _kernels: ModuleType = ws_kernels, _dps_engine: str = "arb") -> HessianMoments:
+                       tiles=None, _kernels: ModuleType = ws_kernels, _dps_engine: str = "arb") -> HessianMoments:
     """tr H and tr H² of the mean binary-cross-entropy Hessian, without forming H.
 
     Parameters
@@ -352,6 +317,10 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
         when the pair work n²(M + 1 + 4N) is at least :data:`AUTO_TORCH_PAIR_FLOPS` and torch is installed, numpy
         below it: the faster of the two on each side of the crossover measured on this project's 2-core CPU (see
         :data:`AUTO_TORCH_PAIR_FLOPS`). torch is also the path for a GPU. ``dps`` always uses numpy/mpmath.
+    tiles : numerics.ws.pair_tiles.TileRunner, optional
+        Run the sample-pair tiles on it: Dask workers (``TileRunner.local(k)``, ``TileRunner.connect(address)``),
+        with a journal to resume from, and a progress line. The float64 result is bit-identical to the run without
+        it (every tile's value is the same; they are reduced by ``math.fsum``). Implies ``backend="numpy"``.
 
     Returns
     -------
@@ -361,8 +330,14 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
     if backend not in ("auto", "torch", "numpy"):
         raise ValueError(f"backend must be 'auto', 'torch' or 'numpy', got {backend!r}")
+    if tiles is not None and _kernels is not ws_kernels:
+        raise ValueError("tiles= runs the package's own kernels on its workers: not with _kernels=")
+    if tiles is not None and (dps is not None or backend == "torch"):
+        raise ValueError("tiles= runs the float64 numpy pair sums: it cannot be combined with "
+                         + ("dps=" if dps is not None else "backend='torch'"))
     if backend == "auto":
-        backend = auto_backend(X.shape[0], W.shape[1], W.shape[0], bias) if dps is None else "numpy"
+        backend = auto_backend(X.shape[0], W.shape[1], W.shape[0], bias) if dps is None and tiles is None \
+            else "numpy"
     if block is None:
         block = 1024 if backend == "torch" and dps is None else 256
     if not (isinstance(block, int | np.integer) and block >= 1):
@@ -391,9 +366,12 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
                     Xt[:, :M], Xt[:, M] = X, 1.0
                 else:
                     Xt = X
+                recipe = None
+                if tiles is not None:
+                    recipe = binary_recipe(W, b, v, c, X, y, act, bias, int(block))
                 try:
                     tr, tr2 = _moments(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const,
-                                       take=take)
+                                       take=take, runner=tiles, recipe=recipe)
                 except FloatingPointError as exc:
                     raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
             if not (np.isfinite(tr) and np.isfinite(tr2)):  # BLAS reductions (vdot, @) do not raise on overflow

@@ -49,6 +49,8 @@ from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
 from numerics.ws.moments import HessianMoments
+from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint, tiles_of
+from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module
 from numerics.ws.trace_only import trace_of
 
 __all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_tables", "validate_softmax_net",
@@ -150,21 +152,33 @@ def _tables(W, b, V, c, X, y, act: SmoothActivation, mp: bool):
 
 
 # ------------------------------------------------------------------------------------------------ sums
-def _xp(a):
-    """numpy, or torch for a torch tensor (the sums below serve float64, mpmath object arrays and, for
-    :func:`softmax_lambda_sup_grad`, torch tensors under autograd)."""
-    if type(a).__module__.startswith("torch"):
-        import torch
-
-        return torch
-    return np
+_xp = array_module
 
 
 def _equal(a, b) -> bool:
     return bool(_xp(a).equal(a, b)) if _xp(a) is not np else bool(np.array_equal(a, b))
 
 
-def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):
+def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered,
+             runner=None, recipe=None):
+    """(tr H, tr H²): the per-sample and no-pair-loop terms of :func:`prepared`, and its pair tiles run on ``runner``
+    (a :class:`~numerics.ws.pair_tiles.TileRunner`; default in this process) for float64, in order otherwise."""
+    trace, acc, tiles = prepared(P, p, s, r, V, Xt, n=n, kernels=kernels, block=block, bias=bias, sqrt=sqrt,
+                                 center=center)
+    f64 = isinstance(Xt, np.ndarray) and Xt.dtype == np.float64 and isinstance(p, np.ndarray) and \
+        p.dtype == np.float64
+    if f64 or runner is not None:
+        (pairs,) = (runner or TileRunner()).run(recipe, tiles)
+    else:  # mpmath, arb, torch under autograd: in order, in their own arithmetic
+        pairs = 0
+        for I, J in tiles_of(n, block):
+            pairs = pairs + tiles.tile(I, J)[0]
+    return trace, (acc + pairs) / (n * n)
+
+
+def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):
+    """(tr H, the pair terms linear or constant in x̃_i·x̃_j, summed without a pair loop, the
+    :class:`~numerics.ws.softmax_tiles.SoftmaxPairTiles` of the rest)."""
     C, N = V.shape
     const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
     SV = center(p, V)  # (n, C, N)
@@ -230,44 +244,26 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
             else:
                 far.append([d, L, R])
 
-    # the Gauss–Newton C × C blocks: tr(Q_i G_ij Q_j G_ijᵀ), G_ij = Σ G^d F_i F_jᵀ (uu) + β_ij I
-    gg = kernels.gg_factors(P, P)
-    if set(gg) - {"uu", "I"} or len(gg.get("uu", [])) != 1:
-        raise ValueError(f"softmax kernel gg: the contraction needs one u uᵀ term and δ terms, got {sorted(gg)}")
-    (du, Lu, Ru), = gg["uu"]
-    beta_terms = gg.get("I", [])
-    beta_const = const.get("gg", {}).get("I", 0)
-    sq = sqrt(p)
-    Yl = (sq[:, :, None] * SV) * Lu[:, None, :]  # diag(√p_i) S_i V diag(L_i)
-    Yr = (sq[:, :, None] * SV) * Ru[:, None, :]
-    Dl = (QV * Lu[:, None, :]).reshape(n, C * N)  # Q_i F_i
-    Dr = (QV * Ru[:, None, :]).reshape(n, C * N)
-    starts = range(0, n, block)
-    for I in starts:
-        sI = slice(I, min(I + block, n))
-        bI = sI.stop - sI.start
-        for J in starts:
-            if J < I:
-                continue
-            sJ = slice(J, min(J + block, n))
-            bJ = sJ.stop - sJ.start
-            Gt = Xt[sI] @ Xt[sJ].T
-            powers = {}
-            gp = lambda e, Gt=Gt, powers=powers: powers.setdefault(e, Gt**e)
-            beta = beta_const
-            for d, L, R in beta_terms:
-                beta = beta + gp(d) * (L[sI] @ R[sJ].T)
-            Z = (Yl[sI].reshape(bI * C, N) @ Yr[sJ].reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
-            uu = _xp(Z).einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
-            cross = Dl[sI] @ Dr[sJ].T
-            qq = Qflat[sI] @ Qflat[sJ].T
-            blk = (gp(2 * du) * uu + 2 * gp(du) * beta * cross + beta * beta * qq).sum()
-            acc = acc + (blk if I == J else 2 * blk)
-            for d, L, R in far:
-                acc = acc + (L[sI] * (gp(d) @ R[sJ])).sum()
-                if I != J:
-                    acc = acc + (L[sJ] * (gp(d).T @ R[sI])).sum()
-    return trace, acc / (n * n)
+    tiles = SoftmaxPairTiles(kernels.gg_factors(P, P), const.get("gg", {}).get("I", 0), p, SV, QV, Qflat, Xt, far,
+                             n=n, block=block, sqrt=sqrt)
+    return trace, acc, tiles
+
+
+def build_softmax_tiles(W, b, V, c, X, y, act_name: str, act_expr, bias: bool, block: int) -> SoftmaxPairTiles:
+    """The float64 pair tiles :func:`softmax_hessian_moments` runs for these (validated) inputs: what a Dask worker
+    rebuilds from :func:`softmax_recipe`."""
+    n = X.shape[0]
+    P, p, s, r, Vt, _, sqrt = _tables(W, b, V, c, X, y, SmoothActivation(act_name, act_expr), mp=False)
+    Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
+    with np.errstate(over="raise", invalid="raise"):
+        return prepared(P, p, s, r, Vt, Xt, n=n, kernels=softmax_kernels, block=block, bias=bias, sqrt=sqrt)[2]
+
+
+def softmax_recipe(W, b, V, c, X, y, act: SmoothActivation, bias: bool, block: int) -> Recipe:
+    """How a worker rebuilds the softmax pair tiles."""
+    args = (W, b, V, c, X, y, act.name, act.expr, bias, int(block))
+    return Recipe("softmax", build_softmax_tiles, args,
+                  fingerprint("softmax", W, b, V, c, X, y, act.name, str(act.expr), bias, int(block)))
 
 
 def _default_block(C: int) -> int:
@@ -275,7 +271,7 @@ def _default_block(C: int) -> int:
 
 
 def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
-                            dps: int | None = None, block: int | None = None,
+                            dps: int | None = None, block: int | None = None, tiles=None,
                             _kernels: ModuleType = softmax_kernels, _center=centered,
                             _dps_engine: str = "arb") -> SoftmaxHessianMoments:
     """tr H and tr H² of the mean softmax cross-entropy Hessian, without forming H.
@@ -294,6 +290,9 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
         ``_dps_engine="mpmath"`` runs the former fixed-precision mpmath object arrays (uncertified).
     block : int, optional
         Samples per block of the pair sums (memory O(block² C²)); default about 1536 / C.
+    tiles : numerics.ws.pair_tiles.TileRunner, optional
+        Run the (float64) sample-pair tiles on it: Dask workers, a journal to resume from, a progress line. The
+        result is bit-identical to the run without it (the same tile values, reduced by ``math.fsum``).
 
     Returns
     -------
@@ -310,13 +309,16 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     if _dps_engine not in ("arb", "mpmath"):
         raise ValueError(f"_dps_engine must be 'arb' or 'mpmath', got {_dps_engine!r}")
     radius = None
+    if tiles is not None and (dps is not None or _kernels is not softmax_kernels or _center is not centered):
+        raise ValueError("tiles= runs the float64 pair sums of the package's own kernels: not with dps= or _kernels=")
     kw = dict(n=n, kernels=_kernels, block=int(block), bias=bias, center=_center)
     if dps is None:
         P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=False)
         Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
         with np.errstate(over="raise", invalid="raise"):
             try:
-                tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, **kw)
+                recipe = None if tiles is None else softmax_recipe(W, b, V, c, X, y, act, bias, int(block))
+                tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, runner=tiles, recipe=recipe, **kw)
             except FloatingPointError as exc:
                 raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
         tr, tr2 = float(tr), float(tr2)

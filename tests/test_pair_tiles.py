@@ -1,0 +1,183 @@
+"""Pair sums in tiles, in this process and on Dask (numerics/ws/pair_tiles.py, issue 28).
+
+Oracles: the float64 result without a runner (the same tiles in this process) for bit-identity; the generic pair
+loops (``numerics.ws.moments._pair_sums``: one accumulator, its own loop, any array type) and the mpmath path for
+the values; a journal written by a run that was interrupted, for resume. Two real Dask clusters (1 and 2 worker
+processes, what ``--workers K`` starts) run the same sums; one worker is SIGKILLed in the middle of a run.
+"""
+
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from numerics.ws.deep import deep_hessian_moments
+from numerics.ws.moments import ce_hessian_moments
+from numerics.ws.pair_tiles import ProgressLine, TileRunner, plan, reduce_values, tiles_of
+from numerics.ws.softmax import softmax_hessian_moments
+
+
+def _binary(n=700, M=9, N=12, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=(N, M)) / 3, rng.normal(size=N), rng.normal(size=N), 0.2, rng.normal(size=(n, M)),
+            (rng.random(n) < 0.5).astype(float))
+
+
+def _softmax(n=400, M=7, N=10, C=4, seed=1):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=(N, M)) / 3, rng.normal(size=N), rng.normal(size=(C, N)), rng.normal(size=C),
+            rng.normal(size=(n, M)), rng.integers(0, C, n))
+
+
+def _deep(n=90, seed=2):
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(size=(6, 5)) / 2, rng.normal(size=6)), (rng.normal(size=(4, 6)) / 2, None),
+              (rng.normal(size=(3, 4)), rng.normal(size=3))]
+    return layers, rng.normal(size=(n, 5)), rng.integers(0, 3, n)
+
+
+def _all_three(runner=None):
+    W, b, v, c, X, y = _binary()
+    bi = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy", tiles=runner)
+    W, b, V, c, X, y = _softmax()
+    sm = softmax_hessian_moments(W, b, V, c, X, y, "gelu", block=48, tiles=runner)
+    layers, X, y = _deep()
+    dp = deep_hessian_moments(layers, X, y, "softplus", block=16, tiles=runner)
+    return [x.hex() for m in (bi, sm, dp) for x in (m.trace, m.trace_sq)]
+
+
+def test_the_plan_covers_the_upper_triangle_once_in_consecutive_tasks():
+    for n, block, per in ((1, 1, 1), (10, 3, 2), (257, 64, 5), (100, 100, 7)):
+        t = tiles_of(n, block)
+        k = math.ceil(n / block)
+        assert len(t) == len(set(t)) == k * (k + 1) // 2 and all(I <= J for I, J in t)
+        tasks = plan(n, block, per)
+        assert [x for task in tasks for x in task] == t and all(len(task) <= per for task in tasks)
+    with pytest.raises(ValueError, match="tiles_per_task"):
+        plan(10, 3, 0)
+
+
+def test_the_reduction_does_not_depend_on_the_order():
+    rng = random.Random(5)
+    vals = [(x * 10.0 ** rng.randint(-8, 8), -x) for x in np.random.default_rng(3).normal(size=500).tolist()]
+    want = reduce_values(vals, 2)
+    for _ in range(5):
+        rng.shuffle(vals)
+        assert reduce_values(vals, 2) == want
+    assert want[0] == math.fsum(v[0] for v in vals)
+
+
+def test_tiles_agree_with_the_generic_pair_loop():
+    """The float64 tiles against the generic loop (one accumulator over the same blocks, the path mpmath/arb use)."""
+    from numerics._derived import ws as kernels
+    from numerics.ws.activations import get_activation
+    from numerics.ws.moments import _pair_sums, near_terms, tables_float64
+
+    W, b, v, c, X, y = _binary(n=300)
+    P, q, r = tables_float64(W, b, v, c, X, y, get_activation("tanh"))
+    Xt = np.hstack([X, np.ones((300, 1))])
+    _, acc, far = near_terms(P, q, r, Xt, v, n=300, kernels=kernels, bias_const=kernels.OUTPUT_BIAS)
+    generic = (acc + _pair_sums(P, q, Xt, v, far, n=300, kernels=kernels, block=300,
+                                c_gg=kernels.OUTPUT_BIAS["gg"])) / 300**2
+    tiled = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=37, backend="numpy").trace_sq
+    assert tiled == pytest.approx(generic, rel=1e-13)
+
+
+def test_a_journal_resumes_where_an_interrupted_run_stopped(tmp_path):
+    want = _all_three()
+    W, b, v, c, X, y = _binary()
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_three(summary):
+        if summary["task"] == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy",
+                           tiles=TileRunner(journal=tmp_path, tiles_per_task=4, on_task=stop_after_three))
+    (jdir,) = tmp_path.iterdir()
+    assert len(list(jdir.glob("task-*.json"))) == 3
+    runner = TileRunner(journal=tmp_path, resume=True, tiles_per_task=4)
+    m = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy", tiles=runner)
+    assert runner.stats["tasks_resumed"] == 3 and runner.stats["tasks_run"] == runner.stats["tasks"] - 3
+    assert [m.trace.hex(), m.trace_sq.hex()] == want[:2]
+    # other inputs never read this journal: a new key, a new directory, nothing resumed
+    runner = TileRunner(journal=tmp_path, resume=True, tiles_per_task=4)
+    ce_hessian_moments(W, b, v, c, X, y[::-1].copy(), "tanh", block=64, backend="numpy", tiles=runner)
+    assert runner.stats["tasks_resumed"] == 0 and len(list(tmp_path.iterdir())) == 2
+    # without resume, an old journal is cleared and every task runs again
+    runner = TileRunner(journal=tmp_path, tiles_per_task=4)
+    ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy", tiles=runner)
+    assert runner.stats["tasks_resumed"] == 0
+
+
+def test_the_progress_line_counts_tiles_and_the_time_left():
+    lines = []
+    W, b, v, c, X, y = _binary()
+    ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy",
+                       tiles=TileRunner(tiles_per_task=5, progress=ProgressLine(lines.append, every=0.0)))
+    total = len(tiles_of(700, 64))
+    assert lines[0].startswith(f"pair tiles 5/{total} (") and "left" in lines[0]
+    assert lines[-1].startswith(f"pair tiles {total}/{total} (100.0%)") and "left" not in lines[-1]
+
+
+def test_bad_options_name_the_problem():
+    W, b, v, c, X, y = _binary(n=20)
+    with pytest.raises(ValueError, match="resume=True needs a journal"):
+        TileRunner(resume=True)
+    with pytest.raises(ValueError, match="tiles_per_task"):
+        TileRunner(tiles_per_task=0)
+    with pytest.raises(ValueError, match="dps="):
+        ce_hessian_moments(W, b, v, c, X, y, dps=20, tiles=TileRunner())
+    with pytest.raises(ValueError, match="backend='torch'"):
+        ce_hessian_moments(W, b, v, c, X, y, backend="torch", tiles=TileRunner())
+    layers, X, y = _deep(n=5)
+    with pytest.raises(ValueError, match="dps="):
+        deep_hessian_moments(layers, X, y, dps=20, tiles=TileRunner())
+
+
+def test_blas_threads_do_not_change_a_bit():
+    """The in-process result with one and with two BLAS threads (Dask workers run one)."""
+    code = ("import sys; sys.path.insert(0, 'tests'); from test_pair_tiles import _all_three; "
+            "print(' '.join(_all_three()))")
+    outs = set()
+    for k in ("1", "2"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": k, "OMP_NUM_THREADS": k, "MKL_NUM_THREADS": k}
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                                cwd=os.path.dirname(os.path.dirname(__file__))).stdout.strip())
+    assert len(outs) == 1
+
+
+def test_one_and_two_dask_workers_give_the_bits_of_this_process(tmp_path):
+    want = _all_three()
+    for k in (1, 2):
+        with TileRunner.local(k, tiles_per_task=3, journal=tmp_path / f"w{k}") as runner:
+            assert _all_three(runner) == want
+            assert len(runner.stats["per_worker"]) >= 1 and runner.stats["tasks_run"] == runner.stats["tasks"]
+            assert all(w["peak_rss_mb"] > 0 for w in runner.stats["per_worker"].values())
+
+
+def test_a_killed_worker_loses_only_its_task(tmp_path):
+    W, b, v, c, X, y = _binary(n=3000, M=20, N=40)
+    want = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy").trace_sq
+    with TileRunner.local(2, tiles_per_task=8, journal=tmp_path) as runner:
+        pids = runner.client.run(os.getpid)
+        killed = []
+
+        def kill_a_busy_worker(summary):
+            busy = [w for w, keys in runner.client.processing().items() if keys and w in pids]
+            if busy and not killed:
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+
+        runner.on_task = kill_a_busy_worker
+        got = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy", tiles=runner).trace_sq
+        assert killed and runner.stats["tasks_run"] == runner.stats["tasks"]
+    assert got.hex() == want.hex()
