@@ -114,3 +114,20 @@ def test_a_float32_file_is_reported_as_float32_and_read_exactly(files):
     assert main(["inspect", str(d / "t64.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh",
                  "--json", str(out64)]) == 0
     assert json.loads(out64.read_text())["network"]["dtype"] == "float64"
+
+
+def test_inspect_runs_the_pair_tiles_on_dask_workers_and_resumes(files, capsys):
+    """``--workers 1`` and ``--resume`` give the bits of the plain run; the second run resumes every task."""
+    d, *_ = files
+    args = ["inspect", str(d / "tanh.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh"]
+    assert main([*args, "--json", str(d / "plain.json")]) == 0
+    assert main([*args, "--json", str(d / "dask.json"), "--workers", "1", "--tiles-dir", str(d / "tiles")]) == 0
+    assert main([*args, "--json", str(d / "again.json"), "--resume", "--tiles-dir", str(d / "tiles")]) == 0
+    plain, dask, again = (json.loads((d / f"{k}.json").read_text()) for k in ("plain", "dask", "again"))
+    for k in ("trace", "trace_sq"):
+        assert plain["ws"][k] == dask["ws"][k] == again["ws"][k]
+    assert dask["tiles"]["engine"] == "1 Dask worker(s)" and dask["tiles"]["tasks_run"] >= 1
+    assert again["tiles"]["tasks_run"] == 0 and again["tiles"]["tasks_resumed"] == dask["tiles"]["tasks"]
+    assert "pair tiles" in capsys.readouterr().err
+    assert main([*args, "--workers", "1", "--scheduler", "tcp://x:1"]) == 2
+    assert "give one of them" in capsys.readouterr().err

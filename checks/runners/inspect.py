@@ -206,7 +206,7 @@ def _header_rows(path: Path) -> int:
 
 
 # ------------------------------------------------------------------------------------------------ sections
-def ws_section(model, X, y, log) -> dict[str, Any]:
+def ws_section(model, X, y, log, tiles=None) -> dict[str, Any]:
     from scipy.sparse.linalg import LinearOperator, eigsh
 
     from numerics.interop import unpack
@@ -217,7 +217,7 @@ def ws_section(model, X, y, log) -> dict[str, Any]:
     net = unpack(model)
     if not set(np.unique(y)) <= {0.0, 1.0}:
         raise InputError("ws: binary cross-entropy needs labels y in {0, 1}")
-    m = ce_hessian_moments_from_module(model, X, y)
+    m = ce_hessian_moments_from_module(model, X, y, tiles=tiles)
     B = ws_bounds(m.trace, m.trace_sq, m.dim)
     bias = net.b is not None or net.c is not None
     W, b = net.W, (net.b if net.b is not None else np.zeros(len(net.W))) if bias else None
@@ -269,7 +269,7 @@ def _lanczos_lmax(hvp, D: int):
     return lmax, float(np.linalg.norm(mv(vec) - lmax * vec))
 
 
-def softmax_section(model, X, y, log) -> dict[str, Any]:
+def softmax_section(model, X, y, log, tiles=None) -> dict[str, Any]:
     """ws for a Linear(N, C) head, C >= 2: softmax cross-entropy with labels 0..C−1."""
     from numerics.interop import unpack
     from numerics.ws.modules import softmax_hessian_moments_from_module
@@ -279,7 +279,7 @@ def softmax_section(model, X, y, log) -> dict[str, Any]:
     C = net.V.shape[0]
     if not (np.all(y == np.round(y)) and np.all((y >= 0) & (y <= C - 1))):
         raise InputError(f"ws: softmax cross-entropy with C = {C} outputs needs integer labels y in 0..{C - 1}")
-    m = softmax_hessian_moments_from_module(model, X, y)
+    m = softmax_hessian_moments_from_module(model, X, y, tiles=tiles)
     B = m.bounds
     bias = net.b is not None or net.c is not None
     b = (net.b if net.b is not None else np.zeros(len(net.W))) if bias else None
@@ -373,7 +373,7 @@ def _deep_layers(model):
     return None
 
 
-def deep_section(layers, act, X, y, log) -> dict[str, Any]:
+def deep_section(layers, act, X, y, log, tiles=None) -> dict[str, Any]:
     """ws.deep: exact tr H, tr H² of the mean CE Hessian of a deep smooth MLP, the WS bounds and λ_max (Lanczos)."""
     import torch
     from scipy.sparse.linalg import LinearOperator, eigsh
@@ -386,7 +386,8 @@ def deep_section(layers, act, X, y, log) -> dict[str, Any]:
     if not np.all((y == np.round(y)) & (y >= 0) & (y <= top)):
         raise InputError(f"ws_deep: labels y must be integers in 0..{top} for {C} output(s)")
     t0 = time.perf_counter()
-    m = deep_hessian_moments(layers, X, y, act, progress=_pair_progress(log))
+    m = deep_hessian_moments(layers, X, y, act, progress=None if tiles is not None else _pair_progress(log),
+                             tiles=tiles)
     B = m.bounds
     log(f"ws_deep: tr H, tr H² over {m.pairs} sample pairs in {time.perf_counter() - t0:.1f} s; λ_max by Lanczos")
     hvp, D = deep_hvp_operator(layers, X, y, act)
@@ -416,7 +417,10 @@ def _pair_progress(log, every: float = 5.0):
     return show
 
 
-def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=print) -> dict[str, Any]:
+def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=print,
+            tiles=None) -> dict[str, Any]:
+    """Every paper's quantities for ``model`` on (X, y); ``tiles`` (a :class:`numerics.ws.pair_tiles.TileRunner`)
+    runs the sample-pair sums of the ws sections (on Dask workers, with a journal)."""
     from numerics.interop import unpack
 
     deep = _deep_layers(model)
@@ -428,7 +432,7 @@ def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=pr
                            "activation": act, "params": None, "dtype": str(next(model.parameters()).dtype),
                            "kind": "smooth (deep)", "note": f"{len(layers) - 1} hidden layers: ws.deep applies; "
                            "flat and rob are one-hidden-layer statements"}}
-        out["ws_deep"] = deep_section(layers, act, np.asarray(X, float), np.asarray(y, float), log)
+        out["ws_deep"] = deep_section(layers, act, np.asarray(X, float), np.asarray(y, float), log, tiles)
         out["seconds"] = time.perf_counter() - t0
         return out
     net = unpack(model)
@@ -437,9 +441,9 @@ def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=pr
                                        "dtype": net.dtype, "kind": net.kind, "note": net.note}}
     t0 = time.perf_counter()
     if net.kind == "smooth" and net.V.shape[0] == 1:
-        out["ws"] = ws_section(model, X, y, log)
+        out["ws"] = ws_section(model, X, y, log, tiles)
     elif net.kind == "smooth":  # C >= 2 outputs: softmax cross-entropy
-        out["ws_softmax"] = softmax_section(model, X, y, log)
+        out["ws_softmax"] = softmax_section(model, X, y, log, tiles)
     if net.kind in ("homogeneous", "piecewise-linear"):
         log("flat: trace, Υ, flattest interpolator")
         out["flat"] = flat_section(model, X, y)
@@ -460,15 +464,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--time-limit", type=float, default=30.0, help="rob: seconds for the Lipschitz bracket")
     p.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
     p.add_argument("--trust-pickle", action="store_true", help="allow a pickled nn.Module (.pt): runs its code")
+    g = p.add_argument_group("sample-pair tiles of the ws sums (Dask)")
+    g.add_argument("--workers", type=int, default=None, metavar="K",
+                   help="start a local Dask cluster of K worker processes and run the pair tiles on it")
+    g.add_argument("--scheduler", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run them on an existing Dask cluster (tcp://host:port); alone: Dask's scheduler-address")
+    g.add_argument("--tiles-dir", type=Path, default=Path("reports/tiles"),
+                   help="journal of finished tiles (default reports/tiles), with --workers, --scheduler or --resume")
+    g.add_argument("--resume", action="store_true", help="keep the tiles a previous run finished; run the rest")
     args = p.parse_args(argv)
+    say = lambda s: print(f"  … {s}", file=sys.stderr, flush=True)  # noqa: E731
+    runner = None
     try:
+        runner = tile_runner(args, say)
         model = load_model(args.model, args.activation, args.trust_pickle)
         X, y = load_data(args.data)
-        res = inspect(model, X, y, domain=args.domain, radius=args.radius, time_limit=args.time_limit,
-                      log=lambda s: print(f"  … {s}", file=sys.stderr, flush=True))
+        res = inspect(model, X, y, domain=args.domain, radius=args.radius, time_limit=args.time_limit, log=say,
+                      tiles=runner)
     except ValueError as exc:  # InputError and the adapters' ValueErrors name the problem
         print(f"shallow-proofs inspect: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if runner is not None:
+            runner.close()
+    if runner is not None and runner.stats:
+        res["tiles"] = runner.stats
     _table(res)
     if args.json is not None:
         from checks.evidence.outcome import jsonable
@@ -476,6 +496,25 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(jsonable(res), indent=2, sort_keys=True) + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+def tile_runner(args, say):
+    """The :class:`~numerics.ws.pair_tiles.TileRunner` that ``--workers``/``--scheduler``/``--resume`` ask for, or
+    None (the pair sums then run in this process without a journal, as before)."""
+    from numerics.ws.pair_tiles import ProgressLine, TileRunner
+
+    if args.workers is not None and args.scheduler is not None:
+        raise ValueError("--workers starts a local cluster and --scheduler joins an existing one: give one of them")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be a positive integer, got {args.workers}")
+    if args.workers is None and args.scheduler is None and not args.resume:
+        return None
+    kw = dict(journal=args.tiles_dir, resume=args.resume, progress=ProgressLine(say))
+    if args.workers is not None:
+        return TileRunner.local(args.workers, **kw)
+    if args.scheduler is not None:
+        return TileRunner.connect(args.scheduler or None, **kw)
+    return TileRunner(**kw)  # --resume alone: the journal, in this process
 
 
 def _table(res: dict[str, Any]) -> None:
@@ -496,3 +535,8 @@ def _table(res: dict[str, Any]) -> None:
                 v = f"{len(v)} values, max {max(v):.4g}" if v else "none"
             t.add_row(k, f"{v:.10g}" if isinstance(v, float) else str(v))
         con.print(t)
+    if "tiles" in res:
+        st = res["tiles"]
+        peak = max((w["peak_rss_mb"] for w in st.get("per_worker", {}).values()), default=None)
+        con.print(f"pair tiles: {st['tiles']} in {st['tasks']} tasks on {st['engine']} ({st.get('tasks_resumed', 0)} "
+                  f"tasks resumed), {st['wall_s']:.1f} s" + (f", peak {peak:.0f} MB per worker" if peak else ""))

@@ -269,9 +269,14 @@ class TileRunner:
         return cls(Client(cluster), cluster=cluster, own_client=True, **kw)
 
     @classmethod
-    def connect(cls, address: str, **kw) -> TileRunner:
+    def connect(cls, address: str | None, **kw) -> TileRunner:
+        import dask
         from distributed import Client
 
+        address = address or dask.config.get("scheduler-address", None)
+        if not address:
+            raise ValueError("a scheduler without an address needs Dask's 'scheduler-address' configuration "
+                             "(DASK_SCHEDULER_ADDRESS=tcp://host:port, or ~/.config/dask/*.yaml); none is set")
         try:
             client = Client(address, timeout=30)
         except OSError as exc:
