@@ -181,3 +181,24 @@ def test_a_killed_worker_loses_only_its_task(tmp_path):
         got = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy", tiles=runner).trace_sq
         assert killed and runner.stats["tasks_run"] == runner.stats["tasks"]
     assert got.hex() == want.hex()
+
+
+def test_softmax_memory_modes_change_no_bit(monkeypatch):
+    """The four (n, C, N) side arrays kept or made per tile, and the per-sample work in chunks of 37 samples or in
+    one: the same tile values; the chunked near terms agree to rounding."""
+    from numerics.ws import softmax, softmax_tiles
+    from numerics.ws.activations import get_activation
+
+    W, b, V, c, X, y = _softmax()
+    want = softmax_hessian_moments(W, b, V, c, X, y, "gelu", block=48)
+    monkeypatch.setattr(softmax_tiles, "SIDES_BYTES", 0)
+    got = softmax_hessian_moments(W, b, V, c, X, y, "gelu", block=48)
+    assert (got.trace.hex(), got.trace_sq.hex()) == (want.trace.hex(), want.trace_sq.hex())
+    P, p, s, r, Vt, _, sqrt = softmax._tables(W, b, V, c, X, y, get_activation("gelu"), mp=False)
+    Xt = np.hstack([X, np.ones((len(X), 1))])
+    kw = dict(n=len(X), kernels=softmax.softmax_kernels, block=48, bias=True, sqrt=sqrt)
+    one, chunked = softmax.prepared(P, p, s, r, Vt, Xt, **kw), softmax.prepared(P, p, s, r, Vt, Xt, chunk=37, **kw)
+    assert one[0] == pytest.approx(chunked[0], rel=1e-14) and one[1] == pytest.approx(chunked[1], rel=1e-13)
+    assert len(one[2].far) == len(chunked[2].far) >= 1
+    assert [one[2].tile(I, J) for I, J in tiles_of(len(X), 48)] == \
+        [chunked[2].tile(I, J) for I, J in tiles_of(len(X), 48)]

@@ -50,7 +50,7 @@ from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
 from numerics.ws.moments import HessianMoments
 from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint, tiles_of
-from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module
+from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module, centered
 from numerics.ws.trace_only import trace_of
 
 __all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_tables", "validate_softmax_net",
@@ -112,13 +112,6 @@ def validate_softmax_net(W, b, V, c, X, y, *, bias: bool = True):
 
 
 # ------------------------------------------------------------------------------------------------ tables
-def centered(p, V):
-    """S_i V for every sample: (S_i V)[c, k] = Σ_a p_ia (V[c, k] − V[a, k]), shape (n, C, N); S = I − 1pᵀ."""
-    C, N = V.shape
-    delta = (V[None, :, :] - V[:, None, :]).reshape(C, C * N)  # delta[a, (c, k)] = V[c, k] − V[a, k]
-    return (p @ delta).reshape(len(p), C, N)
-
-
 def softmax_tables(Zl, y, exp):
     """p, the complements s_c = Σ_{a≠c} p_a (= 1 − p_c without cancellation) and r = p − e_y."""
     n, C = Zl.shape
@@ -176,20 +169,70 @@ def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
     return trace, (acc + pairs) / (n * n)
 
 
-def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):
+CHUNK_ELEMENTS = 2**23
+"""Float64 per-sample work runs in chunks of samples with at most this many (rows × C × N) elements (64 MB per
+array): the near terms of full MNIST (n = 60 000, C = 10, N = 256) took ~1.2 GB per (n, C, N) array before."""
+
+
+def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered,
+             chunk: int | None = None):
     """(tr H, the pair terms linear or constant in x̃_i·x̃_j, summed without a pair loop, the
-    :class:`~numerics.ws.softmax_tiles.SoftmaxPairTiles` of the rest)."""
+    :class:`~numerics.ws.softmax_tiles.SoftmaxPairTiles` of the rest).
+
+    The per-sample work runs over chunks of ``chunk`` samples (default: all of them, or :data:`CHUNK_ELEMENTS` for
+    float64), so that memory is O(chunk·C·N + n(C² + N + M)) and the tiles keep no (n, C, N) array."""
     C, N = V.shape
     const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
+    if chunk is None:
+        f64 = isinstance(p, np.ndarray) and p.dtype == np.float64
+        chunk = max(1, CHUNK_ELEMENTS // (C * N)) if f64 else n
+    trace = 0
+    sums: dict[int, list] = {}  # bilinear term k with d = 0 or 1: its two accumulated factors
+    far_parts: dict[int, tuple] = {}  # d >= 2: (d, L chunks, R chunks)
+    for c0 in range(0, n, chunk):
+        sl = slice(c0, min(n, c0 + chunk))
+        t, bil = _per_sample(tuple(a[sl] for a in P), p[sl], s[sl], r[sl], V, Xt[sl], kernels, const, center)
+        trace = trace + t
+        for k, (d, L, R) in enumerate(bil):
+            if d == 0:
+                got = (L.sum(axis=0), R.sum(axis=0))
+            elif d == 1:
+                got = (Xt[sl].T @ L, Xt[sl].T @ R)
+            else:
+                far_parts.setdefault(k, (d, [], []))
+                far_parts[k][1].append(L)
+                far_parts[k][2].append(R)
+                continue
+            sums[k] = list(got) if k not in sums else [sums[k][0] + got[0], sums[k][1] + got[1]]
+    acc = 0
+    for k in sorted(sums):
+        acc = acc + (sums[k][0] * sums[k][1]).sum()
+    far = []
+    for k in sorted(far_parts):
+        d, Ls, Rs = far_parts[k]
+        L, R = (Ls[0], Rs[0]) if len(Ls) == 1 else (np.concatenate(Ls), np.concatenate(Rs))
+        for f in far:  # the same right factor (r·u ∘ φ″ in JRJ and RR): add the left ones
+            if f[0] == d and f[2].shape == R.shape and (f[2] is R or _equal(f[2], R)):
+                f[1] = f[1] + L
+                break
+        else:
+            far.append([d, L, R])
+    Qfull = -(p[:, :, None] * p[:, None, :])
+    idx = list(range(C))
+    Qfull[:, idx, idx] = p * s
+    tiles = SoftmaxPairTiles(kernels.gg_factors(P, P), const.get("gg", {}).get("I", 0), p, V, Qfull.reshape(n, C * C),
+                             Xt, far, n=n, block=block, sqrt=sqrt, center=center)
+    return trace / n, acc, tiles
+
+
+def _per_sample(P, p, s, r, V, Xt, kernels, const, center):
+    """n · (tr H of these samples) and the bilinear pair factors [(d, L, R)] of their rows."""
+    n, (C, N) = p.shape[0], V.shape
     SV = center(p, V)  # (n, C, N)
     QV = p[:, :, None] * SV  # Q_i u_k = diag(p_i) S_i u_k
     qV = (QV * SV).sum(axis=1)  # u_kᵀ Q_i u_k = Σ_c p_ic (S_i u_k)_c²
     rV = r @ V  # r_i · u_k
     trQ = (p * s).sum(axis=1)
-    Qfull = -(p[:, :, None] * p[:, None, :])
-    idx = list(range(C))
-    Qfull[:, idx, idx] = p * s
-    Qflat = Qfull.reshape(n, C * C)
     gd = (Xt * Xt).sum(axis=1)
 
     # tr H = (1/n) Σ_i ⟨Q_i, G_ii⟩ + tr R_i
@@ -205,7 +248,6 @@ def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
             if bn != "I":
                 raise ValueError(f"softmax output bias {name}: no contraction for the tensor {bn!r}")
             trace = trace + k * trQ.sum()
-    trace = trace / n
 
     # bilinear pair terms Σ_ij G_ij^d L_i·R_j from 2⟨Q_i, J_i R_j J_iᵀ⟩ and tr(R_i R_j)
     def with_classes(L, M):  # (n, N) ∘ (n, C, N) -> (n, C·N)
@@ -229,24 +271,7 @@ def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
                 bil.append((d, with_classes(L, rr), with_classes(R, rr)))
             else:
                 raise ValueError(f"softmax kernel RR: no contraction for the tensor {bn!r}")
-    acc = 0
-    far = []
-    for d, L, R in bil:
-        if d == 0:
-            acc = acc + (L.sum(axis=0) * R.sum(axis=0)).sum()
-        elif d == 1:
-            acc = acc + ((Xt.T @ L) * (Xt.T @ R)).sum()
-        else:
-            for f in far:  # the same right factor (r·u ∘ φ″ in JRJ and RR): add the left ones
-                if f[0] == d and f[2].shape == R.shape and (f[2] is R or _equal(f[2], R)):
-                    f[1] = f[1] + L
-                    break
-            else:
-                far.append([d, L, R])
-
-    tiles = SoftmaxPairTiles(kernels.gg_factors(P, P), const.get("gg", {}).get("I", 0), p, SV, QV, Qflat, Xt, far,
-                             n=n, block=block, sqrt=sqrt)
-    return trace, acc, tiles
+    return trace, bil
 
 
 def build_softmax_tiles(W, b, V, c, X, y, act_name: str, act_expr, bias: bool, block: int) -> SoftmaxPairTiles:

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SoftmaxPairTiles", "array_module"]
+__all__ = ["SoftmaxPairTiles", "array_module", "centered"]
+
+
+def centered(p, V):
+    """S_i V for every sample: (S_i V)[c, k] = Σ_a p_ia (V[c, k] − V[a, k]), shape (n, C, N); S = I − 1pᵀ."""
+    C, N = V.shape
+    delta = (V[None, :, :] - V[:, None, :]).reshape(C, C * N)  # delta[a, (c, k)] = V[c, k] − V[a, k]
+    return (p @ delta).reshape(len(p), C, N)
 
 
 def array_module(a):
@@ -24,6 +31,12 @@ def array_module(a):
     return np
 
 
+SIDES_BYTES = 512 * 2**20
+"""Float64 tiles keep the four (n, C, N) side arrays when together they fit in this many bytes (n = 5000 at
+C·N = 2560: 410 MB), and make them per tile above it (measured at (784, 256), C = 10, b = 153, two BLAS threads:
+16.0 against 19.5 ms a tile)."""
+
+
 class SoftmaxPairTiles:
     """The Gauss–Newton C × C blocks tr(Q_i G_ij Q_j G_ijᵀ), G_ij = Σ_d G^d F_i F_jᵀ (the u uᵀ kernel) + β_ij I,
     through Q = diag(p) S: Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd² for the u uᵀ part, (Q_i F_i)·(Q_j F_j) for the
@@ -31,29 +44,77 @@ class SoftmaxPairTiles:
 
     width = 1
 
-    def __init__(self, gg: dict, beta_const, p, SV, QV, Qflat, Xt, far, *, n: int, block: int, sqrt):
+    def __init__(self, gg: dict, beta_const, p, V, Qflat, Xt, far, *, n: int, block: int, sqrt, center):
         if set(gg) - {"uu", "I"} or len(gg.get("uu", [])) != 1:
             raise ValueError(f"softmax kernel gg: the contraction needs one u uᵀ term and δ terms, got {sorted(gg)}")
-        (self.du, Lu, Ru), = gg["uu"]
+        (self.du, self.Lu, self.Ru), = gg["uu"]
         self.beta_terms, self.beta_const = gg.get("I", []), beta_const
         self.n, self.block, self.Xt, self.far, self.Qflat = n, block, Xt, far, Qflat
-        C, N = SV.shape[1], SV.shape[2]
+        self.p, self.V, self.sqrt, self.center = p, V, sqrt, center
+        C, N = V.shape
         self.C, self.N = C, N
-        sq = sqrt(p)
-        self.Yl = (sq[:, :, None] * SV) * Lu[:, None, :]  # diag(√p_i) S_i V diag(L_i)
-        self.Yr = (sq[:, :, None] * SV) * Ru[:, None, :]
-        self.Dl = (QV * Lu[:, None, :]).reshape(n, C * N)  # Q_i F_i
-        self.Dr = (QV * Ru[:, None, :]).reshape(n, C * N)
         b = min(block, n)
         k = Xt.shape[1] + 2 * len(self.beta_terms) + 2 * C * N + C * N * C + C * C + 2 * sum(L.shape[1]
                                                                                           for _, L, _ in far)
         self.tile_flops = 2.0 * b * b * k
         self.float64 = isinstance(Xt, np.ndarray) and Xt.dtype == np.float64
+        self._row: tuple | None = None  # the I side of the last tile: tasks run a row's tiles in a row
+        self._bufs: dict | None = None
+        self._kept: dict | None = None
+        self._sq = sqrt(p) if self.float64 else None
+
+    def _side(self, sl: slice, F, slot: str) -> tuple:
+        """(diag(√p_i) S_i V diag(F_i), Q_i V diag(F_i) flattened) for the samples of ``sl``: the left (F = L) or
+        right (F = R) factors of the u uᵀ kernel. Float64 keeps them for all samples when they fit in
+        :data:`SIDES_BYTES`, else makes them per tile (in buffers kept by the object, ``slot`` "row" or "col": fresh
+        3 MB arrays per tile cost page faults), so that memory stays O(n(C² + N + M) + block·C·N)."""
+        p, C, N = self.p[sl], self.C, self.N
+        b = p.shape[0]
+        if not self.float64:
+            SV = self.center(p, self.V)
+            Fb = F[sl][:, None, :]
+            return (self.sqrt(p)[:, :, None] * SV) * Fb, ((p[:, :, None] * SV) * Fb).reshape(b, C * N)
+        if self._bufs is None:
+            self._delta = (self.V[None, :, :] - self.V[:, None, :]).reshape(C, C * N)
+            rows = min(self.block, self.n)
+            self._bufs = {k: np.empty(rows * C * N) for k in ("SV", "rowY", "rowD", "colY", "colD")}
+            self._bufs["Z"] = np.empty(rows * rows * C * C)
+            if 4 * self.n * C * N * 8 <= SIDES_BYTES:  # all four, once, by the same arithmetic as per tile
+                self._kept = {k: np.empty((self.n, C, N)) for k in ("Yl", "Dl", "Yr", "Dr")}
+                for a in range(0, self.n, rows):
+                    r = slice(a, min(self.n, a + rows))
+                    for F, y, d in ((self.Lu, "Yl", "Dl"), (self.Ru, "Yr", "Dr")):
+                        self._side_f64(r, F, self._kept[y][r], self._kept[d][r])
+        if self._kept is not None:
+            y, d = ("Yl", "Dl") if slot == "row" else ("Yr", "Dr")
+            return self._kept[y][sl], self._kept[d][sl].reshape(b, C * N)
+        e = b * C * N
+        Y, D = self._bufs[slot + "Y"][:e].reshape(b, C, N), self._bufs[slot + "D"][:e].reshape(b, C, N)
+        self._side_f64(sl, F, Y, D)
+        return Y, D.reshape(b, C * N)
+
+    def _side_f64(self, sl: slice, F, Y, D) -> None:
+        p, C, N = self.p[sl], self.C, self.N
+        b = p.shape[0]
+        SVF = self._bufs["SV"][:b * C * N].reshape(b, C, N)
+        if self.center is centered:
+            np.matmul(p, self._delta, out=SVF.reshape(b, C * N))
+        else:
+            SVF[...] = self.center(p, self.V)
+        Fb = F[sl][:, None, :]
+        np.multiply(self._sq[sl][:, :, None], SVF, out=Y)
+        np.multiply(Y, Fb, out=Y)
+        np.multiply(p[:, :, None], SVF, out=D)
+        np.multiply(D, Fb, out=D)
 
     def tile(self, I: int, J: int) -> tuple:
         n, block, C, N, Xt = self.n, self.block, self.C, self.N, self.Xt
         sI, sJ = slice(I, min(I + block, n)), slice(J, min(J + block, n))
         bI, bJ = sI.stop - sI.start, sJ.stop - sJ.start
+        if self._row is None or self._row[0] != I:
+            self._row = (I, *self._side(sI, self.Lu, "row"))
+        _, Yl, Dl = self._row
+        Yr, Dr = self._side(sJ, self.Ru, "col")
         Gt = Xt[sI] @ Xt[sJ].T
         powers: dict = {}
 
@@ -63,9 +124,13 @@ class SoftmaxPairTiles:
         beta = self.beta_const
         for d, L, R in self.beta_terms:
             beta = beta + gp(d) * (L[sI] @ R[sJ].T)
-        Z = (self.Yl[sI].reshape(bI * C, N) @ self.Yr[sJ].reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
+        if self.float64:
+            Z = np.matmul(Yl.reshape(bI * C, N), Yr.reshape(bJ * C, N).T,
+                          out=self._bufs["Z"][:bI * C * bJ * C].reshape(bI * C, bJ * C)).reshape(bI, C, bJ, C)
+        else:
+            Z = (Yl.reshape(bI * C, N) @ Yr.reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
         uu = array_module(Z).einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
-        cross = self.Dl[sI] @ self.Dr[sJ].T
+        cross = Dl @ Dr.T
         qq = self.Qflat[sI] @ self.Qflat[sJ].T
         du = self.du
         blk = (gp(2 * du) * uu + 2 * gp(du) * beta * cross + beta * beta * qq).sum()
