@@ -32,9 +32,8 @@ def array_module(a):
 
 
 SIDES_BYTES = 512 * 2**20
-"""Float64 tiles keep the four (n, C, N) side arrays when together they fit in this many bytes (n = 5000 at
-C·N = 2560: 410 MB), and make them per tile above it (measured at (784, 256), C = 10, b = 153, two BLAS threads:
-16.0 against 19.5 ms a tile)."""
+"""Float64 tiles keep the two (n, C, N) side arrays when together they fit in this many bytes (n = 12 000 at
+C·N = 2560), and make them per tile above it."""
 
 
 class SoftmaxPairTiles:
@@ -63,37 +62,34 @@ class SoftmaxPairTiles:
         self._kept: dict | None = None
         self._sq = sqrt(p) if self.float64 else None
 
-    def _side(self, sl: slice, F, slot: str) -> tuple:
-        """(diag(√p_i) S_i V diag(F_i), Q_i V diag(F_i) flattened) for the samples of ``sl``: the left (F = L) or
-        right (F = R) factors of the u uᵀ kernel. Float64 keeps them for all samples when they fit in
-        :data:`SIDES_BYTES`, else makes them per tile (in buffers kept by the object, ``slot`` "row" or "col": fresh
-        3 MB arrays per tile cost page faults), so that memory stays O(n(C² + N + M) + block·C·N)."""
+    def _side(self, sl: slice, F, slot: str):
+        """diag(√p_i) S_i V diag(F_i) for the samples of ``sl``: the left (F = L) or right (F = R) factor of the
+        u uᵀ kernel. Float64 keeps both for all samples when they fit in :data:`SIDES_BYTES`, else makes them per
+        tile (in buffers kept by the object, ``slot`` "row" or "col": fresh 3 MB arrays per tile cost page
+        faults), so that memory stays O(n(C² + N + M) + block·C·N)."""
         p, C, N = self.p[sl], self.C, self.N
         b = p.shape[0]
         if not self.float64:
             SV = self.center(p, self.V)
-            Fb = F[sl][:, None, :]
-            return (self.sqrt(p)[:, :, None] * SV) * Fb, ((p[:, :, None] * SV) * Fb).reshape(b, C * N)
+            return (self.sqrt(p)[:, :, None] * SV) * F[sl][:, None, :]
         if self._bufs is None:
             self._delta = (self.V[None, :, :] - self.V[:, None, :]).reshape(C, C * N)
             rows = min(self.block, self.n)
-            self._bufs = {k: np.empty(rows * C * N) for k in ("SV", "rowY", "rowD", "colY", "colD")}
+            self._bufs = {k: np.empty(rows * C * N) for k in ("SV", "rowY", "colY")}
             self._bufs["Z"] = np.empty(rows * rows * C * C)
-            if 4 * self.n * C * N * 8 <= SIDES_BYTES:  # all four, once, by the same arithmetic as per tile
-                self._kept = {k: np.empty((self.n, C, N)) for k in ("Yl", "Dl", "Yr", "Dr")}
+            if 2 * self.n * C * N * 8 <= SIDES_BYTES:  # both, once, by the same arithmetic as per tile
+                self._kept = {k: np.empty((self.n, C, N)) for k in ("row", "col")}
                 for a in range(0, self.n, rows):
                     r = slice(a, min(self.n, a + rows))
-                    for F, y, d in ((self.Lu, "Yl", "Dl"), (self.Ru, "Yr", "Dr")):
-                        self._side_f64(r, F, self._kept[y][r], self._kept[d][r])
+                    for F, k in ((self.Lu, "row"), (self.Ru, "col")):
+                        self._side_f64(r, F, self._kept[k][r])
         if self._kept is not None:
-            y, d = ("Yl", "Dl") if slot == "row" else ("Yr", "Dr")
-            return self._kept[y][sl], self._kept[d][sl].reshape(b, C * N)
-        e = b * C * N
-        Y, D = self._bufs[slot + "Y"][:e].reshape(b, C, N), self._bufs[slot + "D"][:e].reshape(b, C, N)
-        self._side_f64(sl, F, Y, D)
-        return Y, D.reshape(b, C * N)
+            return self._kept[slot][sl]
+        Y = self._bufs[slot + "Y"][:b * C * N].reshape(b, C, N)
+        self._side_f64(sl, F, Y)
+        return Y
 
-    def _side_f64(self, sl: slice, F, Y, D) -> None:
+    def _side_f64(self, sl: slice, F, Y) -> None:
         p, C, N = self.p[sl], self.C, self.N
         b = p.shape[0]
         SVF = self._bufs["SV"][:b * C * N].reshape(b, C, N)
@@ -104,17 +100,15 @@ class SoftmaxPairTiles:
         Fb = F[sl][:, None, :]
         np.multiply(self._sq[sl][:, :, None], SVF, out=Y)
         np.multiply(Y, Fb, out=Y)
-        np.multiply(p[:, :, None], SVF, out=D)
-        np.multiply(D, Fb, out=D)
 
     def tile(self, I: int, J: int) -> tuple:
         n, block, C, N, Xt = self.n, self.block, self.C, self.N, self.Xt
         sI, sJ = slice(I, min(I + block, n)), slice(J, min(J + block, n))
         bI, bJ = sI.stop - sI.start, sJ.stop - sJ.start
         if self._row is None or self._row[0] != I:
-            self._row = (I, *self._side(sI, self.Lu, "row"))
-        _, Yl, Dl = self._row
-        Yr, Dr = self._side(sJ, self.Ru, "col")
+            self._row = (I, self._side(sI, self.Lu, "row"))
+        Yl = self._row[1]
+        Yr = self._side(sJ, self.Ru, "col")
         Gt = Xt[sI] @ Xt[sJ].T
         powers: dict = {}
 
@@ -129,8 +123,12 @@ class SoftmaxPairTiles:
                           out=self._bufs["Z"][:bI * C * bJ * C].reshape(bI * C, bJ * C)).reshape(bI, C, bJ, C)
         else:
             Z = (Yl.reshape(bI * C, N) @ Yr.reshape(bJ * C, N).T).reshape(bI, C, bJ, C)
-        uu = array_module(Z).einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
-        cross = Dl @ Dr.T
+        xp = array_module(Z)
+        uu = xp.einsum("icjd,icjd->ij", Z, Z)  # Σ_cd p_ic p_jd (S_i F_i F_jᵀ S_jᵀ)_cd²
+        # (Q_i F_i)·(Q_j F_j) = Σ_c p_ic p_jc (S_i F_i F_jᵀ S_jᵀ)_cc: Z's diagonal, weighted by √p_ic √p_jc
+        sq = self._sq if self.float64 else None
+        sqI, sqJ = (sq[sI], sq[sJ]) if sq is not None else (self.sqrt(self.p[sI]), self.sqrt(self.p[sJ]))
+        cross = xp.einsum("icjc,ic,jc->ij", Z, sqI, sqJ)
         qq = self.Qflat[sI] @ self.Qflat[sJ].T
         du = self.du
         blk = (gp(2 * du) * uu + 2 * gp(du) * beta * cross + beta * beta * qq).sum()

@@ -137,7 +137,8 @@ def _run(args) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from checks.runners.bench import flat, rob, ws, ws_deep, ws_peers, ws_trace  # the paper modules import this one
+    # the paper modules import this one
+    from checks.runners.bench import flat, rob, ws, ws_dask, ws_deep, ws_peers, ws_trace
     from checks.runners.bench.report import plots, write_report
 
     console = Console(stderr=True)
@@ -173,6 +174,7 @@ def _run(args) -> int:
         ("mnist", lambda: ws_peers.mnist_section(b)),
         ("ws_deep", lambda: ws_deep.deep_section(b)),
         ("trace_only", lambda: ws_trace.trace_section(b)),
+        ("softmax_dask", lambda: ws_dask.dask_section(b)),
         ("flatness", lambda: flat.flattest_section(b)),
         ("kinks", lambda: rob.lipschitz_section(b)),
         ("kinks_certified", lambda: rob.certified_section(b)),
@@ -183,9 +185,11 @@ def _run(args) -> int:
     if args.with_verify:
         sections.append(("verify", b.verify))
     if (args.out / "bench.json").exists() and not args.quick:  # a long measurement a later run may keep
-        old_1pct = json.loads((args.out / "bench.json").read_text()).get("mnist_1pct")
-        if old_1pct:
-            b.data["prior_mnist_1pct"] = old_1pct
+        old = json.loads((args.out / "bench.json").read_text())
+        if old.get("mnist_1pct"):
+            b.data["prior_mnist_1pct"] = old["mnist_1pct"]
+        if old.get("softmax_dask", {}).get("full"):
+            b.data["prior_softmax_dask"] = old["softmax_dask"]["full"]
     if args.only:
         b.only = tuple(args.only)
         keep = set(args.only) | {"machine"}
