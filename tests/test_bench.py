@@ -170,6 +170,14 @@ def test_quick_run_writes_report(tmp_path):
     for r in pe.values():
         assert r["ratio_min"] <= r["ratio_median"] <= r["ratio_max"] and r["pairs"] >= 1
     assert all(t["status"] in ("hit", "MISSED", "not run") for t in data["targets"])
+    # softmax pair tiles on Dask: the same bits in this process and on 1 and 2 workers, a full run with a journal
+    sd = data.get("softmax_dask", {})
+    if sd:
+        assert sd["bit_identical"] and sd["full"]["tasks_run"] == sd["full"]["tasks"] >= 1
+        assert sd["full"]["peak_rss_mb_per_worker"] > 0 and sd["model"]["rows"]
+    sf = data.get("softmax_floor", {})
+    if sf:  # the method's own count: half the naive product's flops (upper triangle) plus the smaller products
+        assert 0.5 < sf["method_flops"] / sf["naive_flops"] < 1.0 and sf["roofline_tiles_s"] > 0
     md = (tmp_path / "bench.md").read_text()
     assert "## Headline" in md and "| Comparison |" in md
     assert any(p.endswith("bench_n_sweep.png") for p in data["figures"])

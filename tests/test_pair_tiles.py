@@ -18,7 +18,7 @@ import pytest
 
 from numerics.ws.deep import deep_hessian_moments
 from numerics.ws.moments import ce_hessian_moments
-from numerics.ws.pair_tiles import ProgressLine, TileRunner, plan, reduce_values, tiles_of
+from numerics.ws.pair_tiles import ProgressLine, TileRunner, forget_built, plan, reduce_values, tiles_of
 from numerics.ws.softmax import softmax_hessian_moments
 
 
@@ -162,6 +162,8 @@ def test_one_and_two_dask_workers_give_the_bits_of_this_process(tmp_path):
             assert _all_three(runner) == want
             assert len(runner.stats["per_worker"]) >= 1 and runner.stats["tasks_run"] == runner.stats["tasks"]
             assert all(w["peak_rss_mb"] > 0 for w in runner.stats["per_worker"].values())
+            # the workers gave their built problems back after the run (keep_built=False)
+            assert set(runner.client.run(forget_built).values()) == {0}
 
 
 def test_a_killed_worker_loses_only_its_task(tmp_path):

@@ -46,8 +46,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "plan", "run_task",
-           "tiles_of", "reduce_values"]
+__all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "forget_built", "plan",
+           "run_task", "tiles_of", "reduce_values"]
 
 TILE_REVISION = 1
 """Raised with any change to a tile's arithmetic: it is part of every journal's key, so a journal written by older
@@ -164,9 +164,21 @@ def _worker_name() -> str:
 
 
 def run_task(recipe: Recipe, index: int, tiles: tuple[tuple[int, int], ...]) -> dict[str, Any]:
-    """One task: the values of its tiles (``float.hex`` strings) with its timing and the process's peak memory."""
+    """One task on a worker: the values of its tiles (``float.hex`` strings) with its timing and the process's peak
+    memory; the worker builds the problem from ``recipe`` once and keeps it for the next task."""
     t0, c0 = time.perf_counter(), time.process_time()
-    problem = _built(recipe)
+    return _summary(_built(recipe), index, tiles, t0, c0)
+
+
+def forget_built() -> int:
+    """Drop this process's built problem (run on every worker after a run unless ``keep_built``); returns how many
+    were dropped."""
+    k = len(_BUILT)
+    _BUILT.clear()
+    return k
+
+
+def _summary(problem: PairTiles, index: int, tiles, t0: float, c0: float) -> dict[str, Any]:
     values = [problem.tile(I, J) for I, J in tiles]
     return {"task": index, "tiles": [list(t) for t in tiles],
             "values": [[float(x).hex() for x in v] for v in values],
@@ -241,6 +253,9 @@ class TileRunner:
         E.g. ``ProgressLine(print)``.
     on_task : callable(summary), optional
         Called with every finished task's summary (after the journal has it).
+    keep_built : bool
+        Keep each worker's built problem after the run (a rerun on the same inputs then skips building it); by
+        default the workers drop it, so that a long-lived cluster gets its memory back.
 
     After a run, ``stats`` holds the wall time, tasks run and resumed, and per worker its tasks, busy seconds and
     peak resident memory (MB).
@@ -248,7 +263,8 @@ class TileRunner:
 
     def __init__(self, client=None, *, journal: str | Path | None = None, resume: bool = False,
                  tiles_per_task: int | None = None, progress: Callable | None = None,
-                 on_task: Callable[[dict], None] | None = None, cluster=None, own_client: bool = False):
+                 on_task: Callable[[dict], None] | None = None, keep_built: bool = False, cluster=None,
+                 own_client: bool = False):
         if resume and journal is None:
             raise ValueError("resume=True needs a journal directory to resume from")
         if tiles_per_task is not None and not (isinstance(tiles_per_task, int) and tiles_per_task >= 1):
@@ -256,6 +272,7 @@ class TileRunner:
         self.client, self.cluster, self.own_client = client, cluster, own_client
         self.journal = None if journal is None else Path(journal)
         self.resume, self.tiles_per_task, self.progress, self.on_task = resume, tiles_per_task, progress, on_task
+        self.keep_built = keep_built
         self.stats: dict[str, Any] = {}
 
     @classmethod
@@ -342,10 +359,8 @@ class TileRunner:
                 self.on_task(summary)
 
         if self.client is None:
-            _BUILT.clear()
-            _BUILT[recipe.token] = problem
             for k in todo:
-                finish(run_task(recipe, k, tasks[k]))
+                finish(_summary(problem, k, tasks[k], time.perf_counter(), time.process_time()))
         else:
             from distributed import as_completed
 
@@ -357,6 +372,8 @@ class TileRunner:
                     finish(fut.result())
             finally:
                 self.client.cancel([f for f in futs if not f.done()])
+                if not self.keep_built:  # the workers' memory goes back with the run
+                    self.client.run(forget_built)
         values = [tuple(float.fromhex(x) for x in v) for k in range(len(tasks)) for v in done[k]["values"]]
         self.stats = self._stats(new, len(tasks), resumed, total, time.perf_counter() - t0)
         return reduce_values(values, problem.width)

@@ -53,14 +53,30 @@ class SoftmaxPairTiles:
         C, N = V.shape
         self.C, self.N = C, N
         b = min(block, n)
-        k = Xt.shape[1] + 2 * len(self.beta_terms) + 2 * C * N + C * N * C + C * C + 2 * sum(L.shape[1]
-                                                                                          for _, L, _ in far)
-        self.tile_flops = 2.0 * b * b * k
         self.float64 = isinstance(Xt, np.ndarray) and Xt.dtype == np.float64
+        self.tile_flops = self.cost(b, b, off_diagonal=True)[0]
         self._row: tuple | None = None  # the I side of the last tile: tasks run a row's tiles in a row
         self._bufs: dict | None = None
         self._kept: dict | None = None
         self._sq = sqrt(p) if self.float64 else None
+
+    def cost(self, bI: int, bJ: int, *, off_diagonal: bool, kept: bool | None = None) -> tuple[float, float]:
+        """(flops in matrix products, bytes streamed by the element-wise passes) of one tile of bI × bJ samples: the
+        method's own account, for the bench's roofline. Products: the Gauss–Newton block Z (2 bI C · bJ C · N), the
+        Gram block (2 bI bJ (M + 1)), ⟨Q_i, Q_j⟩ (2 bI bJ C²), the δ-kernel and far terms (2 bI bJ w each, both
+        orientations off the diagonal) and the J side's centring (2 bJ C · C N; the I side is shared by a row).
+        Passes: Z read twice (the u uᵀ sum and the diagonal cross term, which touches a cache line per (i, c, j)),
+        the J side made (three (bJ, C, N) passes) unless kept, and about 16 passes over bI × bJ arrays."""
+        C, N, M1 = self.C, self.N, self.Xt.shape[1]
+        kept = (2 * self.n * C * N * 8 <= SIDES_BYTES) if kept is None else kept
+        flops = 2.0 * bI * C * bJ * C * N + 2.0 * bI * bJ * (M1 + C * C)
+        flops += sum(2.0 * bI * bJ * L.shape[1] for _, L, _ in self.beta_terms)
+        flops += sum(2.0 * bI * bJ * L.shape[1] * (2 if off_diagonal else 1) for _, L, _ in self.far)
+        streamed = 8.0 * bI * C * bJ * C + 64.0 * bI * C * bJ + 16 * 8.0 * bI * bJ
+        if not kept:
+            flops += 2.0 * bJ * C * C * N
+            streamed += 3 * 8.0 * bJ * C * N
+        return flops, streamed
 
     def _side(self, sl: slice, F, slot: str):
         """diag(√p_i) S_i V diag(F_i) for the samples of ``sl``: the left (F = L) or right (F = R) factor of the

@@ -138,7 +138,7 @@ def _run(args) -> int:
     from rich.table import Table
 
     # the paper modules import this one
-    from checks.runners.bench import flat, rob, ws, ws_dask, ws_deep, ws_peers, ws_trace
+    from checks.runners.bench import flat, rob, ws, ws_dask, ws_deep, ws_peers, ws_softmax, ws_trace
     from checks.runners.bench.report import plots, write_report
 
     console = Console(stderr=True)
@@ -174,6 +174,7 @@ def _run(args) -> int:
         ("mnist", lambda: ws_peers.mnist_section(b)),
         ("ws_deep", lambda: ws_deep.deep_section(b)),
         ("trace_only", lambda: ws_trace.trace_section(b)),
+        ("softmax_floor", lambda: ws_softmax.floor_section(b)),
         ("softmax_dask", lambda: ws_dask.dask_section(b)),
         ("flatness", lambda: flat.flattest_section(b)),
         ("kinks", lambda: rob.lipschitz_section(b)),

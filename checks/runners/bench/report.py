@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from checks.runners.bench import flat, lipschitz_peers, rob, ws, ws_dask, ws_deep, ws_peers, ws_trace
+from checks.runners.bench import flat, lipschitz_peers, rob, ws, ws_dask, ws_deep, ws_peers, ws_softmax, ws_trace
 from checks.runners.bench.core import figure_dir, fmt
 from checks.runners.bench.timing import ratio_text
 
@@ -554,6 +554,7 @@ WRITERS: tuple[Callable[[Data, Targets], list[str]], ...] = (
     ws_peers.report_mnist,
     ws_deep.report,
     ws_trace.report,
+    ws_softmax.report,
     ws_dask.report,
     ws_mpmath,
     ws_block_sweep,

@@ -70,7 +70,7 @@ def dask_section(bench: Bench):
     walls: dict[int, list[float]] = {1: [], 2: []}
     cold: dict[int, float] = {}
     runs: dict[int, dict[str, Any]] = {}
-    with TileRunner.local(1) as one, TileRunner.local(2) as two:
+    with TileRunner.local(1, keep_built=True) as one, TileRunner.local(2, keep_built=True) as two:
         for rnd in range(3):  # round 0: each worker builds the tiles (cold); rounds 1, 2: built (warm)
             for k, runner in ((1, one), (2, two)):
                 m, _ = _run(net, runner)
