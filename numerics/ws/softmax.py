@@ -291,7 +291,8 @@ def softmax_recipe(W, b, V, c, X, y, act: SmoothActivation, bias: bool, block: i
                   fingerprint("softmax", W, b, V, c, X, y, act.name, str(act.expr), bias, int(block)))
 
 
-def _default_block(C: int) -> int:
+def default_block(C: int) -> int:
+    """Samples per block of the softmax pair sums for C classes (block·C ≈ 1536)."""
     return int(max(8, min(256, 1536 // C)))  # block·C ≈ 1536: the Gauss–Newton product stays ~20 MB
 
 
@@ -326,7 +327,7 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     act = get_activation(activation)
     W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
     n, (N, M), C = X.shape[0], W.shape, V.shape[0]
-    block = _default_block(C) if block is None else block
+    block = default_block(C) if block is None else block
     if not (isinstance(block, int | np.integer) and block >= 1):
         raise ValueError(f"block must be a positive integer, got {block!r}")
     if dps is not None and not (isinstance(dps, int | np.integer) and dps >= 15):
@@ -417,7 +418,7 @@ def softmax_lambda_sup_grad(W, b, V, c, X, y, activation: str | Any = "tanh", *,
     act = get_activation(activation)
     W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
     C = V.shape[0]
-    block = _default_block(C) if block is None else block
+    block = default_block(C) if block is None else block
     if not (isinstance(block, int | np.integer) and block >= 1):
         raise ValueError(f"block must be a positive integer, got {block!r}")
     f64 = dict(dtype=torch.float64)
@@ -436,7 +437,7 @@ def softmax_lambda_sup_tensor(Wt, bt, Vt, ct, Xt, y, act: SmoothActivation, *, b
     None: no biases); the closed form of :func:`softmax_hessian_moments` on tensors. Inputs already validated."""
     import torch
 
-    block = _default_block(Vt.shape[0]) if block is None else int(block)
+    block = default_block(Vt.shape[0]) if block is None else int(block)
     f64 = dict(dtype=torch.float64)
     bias = bt is not None
     n, (N, M), C = Xt.shape[0], Wt.shape, Vt.shape[0]

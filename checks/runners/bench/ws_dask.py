@@ -108,10 +108,10 @@ def dask_section(bench: Bench):
 
 def _full_run(bench: Bench, shape, n: int, runs, progress) -> dict[str, Any]:
     from numerics.ws.pair_tiles import TileRunner
-    from numerics.ws.softmax import _default_block
+    from numerics.ws.softmax import default_block
 
     M, N, C = shape
-    block = _default_block(C)
+    block = default_block(C)
     k = math.ceil(n / block)
     tiles = k * (k + 1) // 2
     per_tile = runs[1]["tile_busy_s"] or math.nan

@@ -32,7 +32,7 @@ MAX_SPREAD = 1.5
 def floor_section(bench: Bench):
     from numerics.ws.activations import get_activation
     from numerics.ws.pair_tiles import TileRunner, tiles_of
-    from numerics.ws.softmax import _default_block, build_softmax_tiles, softmax_hessian_moments
+    from numerics.ws.softmax import build_softmax_tiles, default_block, softmax_hessian_moments
 
     M, N, C, n = (30, 16, 4, 600) if bench.quick else (784, 256, 10, 5000)
     net = make_softmax_net(M, N, C, n, bench.seed)
@@ -51,7 +51,7 @@ def floor_section(bench: Bench):
         res = softmax_hessian_moments(*net, "tanh", tiles=runner)
         walls.append(time.perf_counter() - t0)
         tiles_walls.append(runner.stats["wall_s"])
-    block = _default_block(C)
+    block = default_block(C)
     W, b, V, c, X, y = net
     act = get_activation("tanh")
     tl = build_softmax_tiles(W, b, V, c, X, y, act.name, act.expr, True, block)
