@@ -267,6 +267,7 @@ def test_a_killed_worker_process_loses_only_its_shard(tmp_path):
     runs a shard; its nanny starts a fresh worker and the scheduler runs the shard again."""
     import signal
 
+    environ = dict(os.environ)
     with Campaign.local(2, shards=10) as camp:
         pids = camp.client.run(os.getpid)
         killed = []
@@ -280,6 +281,9 @@ def test_a_killed_worker_process_loses_only_its_shard(tmp_path):
         camp.on_shard = kill_a_busy_worker
         res, timing = _run(camp, SLOW, tmp_path, budget=200)
         assert killed and timing["shards_run"] == 10
+    # the nanny that restarted the killed worker wrote MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, … again: closing the
+    # campaign put os.environ back
+    assert dict(os.environ) == environ
     ref, _ = _run(Campaign(None, shards=10), SLOW, tmp_path / "ref", budget=200)
     assert fingerprint(res) == fingerprint(ref)
 

@@ -157,6 +157,7 @@ def test_blas_threads_do_not_change_a_bit():
 
 def test_one_and_two_dask_workers_give_the_bits_of_this_process(tmp_path):
     want = _all_three()
+    environ = dict(os.environ)
     for k in (1, 2):
         with TileRunner.local(k, tiles_per_task=3, journal=tmp_path / f"w{k}") as runner:
             assert _all_three(runner) == want
@@ -164,6 +165,9 @@ def test_one_and_two_dask_workers_give_the_bits_of_this_process(tmp_path):
             assert all(w["peak_rss_mb"] > 0 for w in runner.stats["per_worker"].values())
             # the workers gave their built problems back after the run (keep_built=False)
             assert set(runner.client.run(forget_built).values()) == {0}
+            # Dask's nanny wrote MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS, … into os.environ: put back at once
+            assert dict(os.environ) == environ
+    assert dict(os.environ) == environ
 
 
 def test_a_killed_worker_loses_only_its_task(tmp_path):

@@ -4,7 +4,6 @@ touches no fresh pages (the roofline row's page faults)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -89,14 +88,16 @@ def test_concurrent_threads_do_not_share_buffers():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="minor page faults counted by Linux getrusage")
-@pytest.mark.skipif(bool(os.environ.get("PYTEST_XDIST_WORKER")),
-                    reason="under pytest-xdist the child process measured 2 824 faults a call, deterministically, and "
-                    "0 when run alone: not yet understood (the bench's roofline row measures the same in its process)")
 def test_a_warm_call_touches_no_fresh_pages():
     """The bench's headline case in a fresh process: before the workspace, each call took ~2 500 minor page faults
     (its ~9 MB of temporaries handed back to the kernel between calls); now the buffers stay. Allowance: 100 a call,
-    for the interpreter's own arenas, in the best of 4 batches (one CI run under a concurrent verify saw 2 824 a call
-    in a single batch; quiet, every batch is 0)."""
+    for the interpreter's own arenas, in the best of 4 batches.
+
+    Under pytest-xdist this child once measured ~2 500 faults a call, every batch: an earlier test in the same worker
+    had started a Dask LocalCluster, whose nanny writes MALLOC_TRIM_THRESHOLD_=65536 (and OMP_NUM_THREADS=1, …) into
+    the parent's os.environ and leaves it there, so that the child's glibc handed every freed 64 KB back. The suite's
+    clusters now put the environment back (``numerics.ws.pair_tiles.local_cluster``;
+    tests/test_pair_tiles.py checks it), and this test runs the child with the environment as the suite has it."""
     code = textwrap.dedent("""
         import resource, numpy as np
         from numerics.ws import ce_hessian_moments

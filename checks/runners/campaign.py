@@ -289,19 +289,21 @@ class Campaign:
         self.received: list[dict[str, Any]] = []  # reproducer events, as they arrived
         self._out_dir: Path | None = None
         self._preloaded: set[str] = set()
+        self._environ: dict[str, str] | None = None  # os.environ before a cluster this campaign started
         if client is not None:
             client.subscribe_topic(TOPIC, self._on_reproducer)
 
     # -- construction
     @classmethod
     def local(cls, workers: int, *, processes: bool = True, **kw) -> Campaign:
-        from distributed import Client, LocalCluster
+        from numerics.ws.pair_tiles import local_cluster
 
         if workers < 1:
             raise ValueError(f"--workers must be a positive integer, got {workers}")
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes,
-                               dashboard_address=":0", scheduler_port=0, silence_logs=40)
-        return cls(Client(cluster), cluster=cluster, own_client=True, **kw)
+        cluster, client, environ = local_cluster(workers, processes=processes)  # leaves os.environ as it was
+        camp = cls(client, cluster=cluster, own_client=True, **kw)
+        camp._environ = environ
+        return camp
 
     @classmethod
     def connect(cls, address: str | None, **kw) -> Campaign:
@@ -344,6 +346,11 @@ class Campaign:
                 self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+        if self._environ is not None:  # a nanny that restarted a killed worker wrote its variables again
+            from numerics.ws.pair_tiles import restore_environ
+
+            restore_environ(self._environ)
+            self._environ = None
         self.client = self.cluster = None
 
     @property

@@ -14,10 +14,13 @@ import numpy as np
 __all__ = ["SoftmaxPairTiles", "array_module", "centered"]
 
 
-def centered(p, V):
-    """S_i V for every sample: (S_i V)[c, k] = Σ_a p_ia (V[c, k] − V[a, k]), shape (n, C, N); S = I − 1pᵀ."""
+def centered(p, V, out=None):
+    """S_i V for every sample: (S_i V)[c, k] = Σ_a p_ia (V[c, k] − V[a, k]), shape (n, C, N); S = I − 1pᵀ.
+    ``out``: a float64 (n, C·N) array to write into (the tiles' kept buffer)."""
     C, N = V.shape
     delta = (V[None, :, :] - V[:, None, :]).reshape(C, C * N)  # delta[a, (c, k)] = V[c, k] − V[a, k]
+    if out is not None:
+        return np.matmul(p, delta, out=out).reshape(len(p), C, N)
     return (p @ delta).reshape(len(p), C, N)
 
 
@@ -89,7 +92,6 @@ class SoftmaxPairTiles:
             SV = self.center(p, self.V)
             return (self.sqrt(p)[:, :, None] * SV) * F[sl][:, None, :]
         if self._bufs is None:
-            self._delta = (self.V[None, :, :] - self.V[:, None, :]).reshape(C, C * N)
             rows = min(self.block, self.n)
             self._bufs = {k: np.empty(rows * C * N) for k in ("SV", "rowY", "colY")}
             self._bufs["Z"] = np.empty(rows * rows * C * C)
@@ -110,7 +112,7 @@ class SoftmaxPairTiles:
         b = p.shape[0]
         SVF = self._bufs["SV"][:b * C * N].reshape(b, C, N)
         if self.center is centered:
-            np.matmul(p, self._delta, out=SVF.reshape(b, C * N))
+            centered(p, self.V, out=SVF.reshape(b, C * N))
         else:
             SVF[...] = self.center(p, self.V)
         Fb = F[sl][:, None, :]
