@@ -9,6 +9,8 @@ module             concern
 ``moments``        closed-form tr H, tr H² (blocked sample-pair sums), λ_sup and its gradient
 ``softmax``        the same for multi-class softmax cross-entropy (C × C blocks; ws.softmax)
 ``deep``           the same for MLPs of any depth, binary and softmax (sample-pair Gram blocks; ws.deep)
+``pair_tiles``     the sample-pair sums as (I ≤ J) tiles: in this process or on Dask, journaled, bit-identical
+``binary_tiles``   the binary moments' float64 tiles; ``softmax_tiles`` the softmax ones (C × C blocks)
 ``estimators``     Hutchinson and Lanczos on Hessian-vector products (bench baselines)
 ``reference``      dense references: a torch.func Hessian and a SymPy Hessian in mpmath
 =================  ==========================================================================
