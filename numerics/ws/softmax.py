@@ -46,9 +46,9 @@ import numpy as np
 
 from numerics._derived import ws_softmax as softmax_kernels
 from numerics.interop import to_numpy
+from numerics.ws import workspace
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
-from numerics.ws import workspace
 from numerics.ws.moments import HessianMoments
 from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint, tiles_of
 from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module, centered
