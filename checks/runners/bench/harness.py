@@ -236,6 +236,7 @@ def _run(args) -> int:
             b.data.setdefault("section_seconds", {})[name] = time.perf_counter() - t0
             prog.advance(task)
     b.data.pop("prior_mnist_1pct", None)  # read by the mnist_1pct section only
+    b.data.pop("prior_softmax_dask", None)  # read by the softmax_dask section only
     b.data["meta"]["seconds"] = time.perf_counter() - t_all
     if skipped:
         b.data["meta"]["skipped_sections"] = skipped
