@@ -208,3 +208,14 @@ def test_softmax_memory_modes_change_no_bit(monkeypatch):
     assert len(one[2].far) == len(chunked[2].far) >= 1
     assert [one[2].tile(I, J) for I, J in tiles_of(len(X), 48)] == \
         [chunked[2].tile(I, J) for I, J in tiles_of(len(X), 48)]
+
+
+def test_an_overflow_on_a_worker_is_a_named_error():
+    """Inputs ~1e80: the near terms are finite, the tiles' Gram powers overflow. In this process numpy raises; a Dask
+    worker does not, so the caller checks the reduced values: the same ValueError either way."""
+    W, b, V, c, X, y = _softmax(n=60)
+    X = X * 1e80
+    with pytest.raises(ValueError, match="overflow"):
+        softmax_hessian_moments(W, b, V, c, X, y, "tanh", block=16)
+    with TileRunner.local(1) as runner, pytest.raises(ValueError, match="overflow"):
+        softmax_hessian_moments(W, b, V, c, X, y, "tanh", block=16, tiles=runner)

@@ -462,6 +462,8 @@ def deep_hessian_moments(layers, X, y, activation: str | Any = "tanh", *, loss: 
             recipe = None if tiles is None else deep_recipe(Ws, bs, X, y, act, loss, blk)
             tr, tr2, pairs = pair_sums(tb, blk, progress, runner=tiles, recipe=recipe)
         tr, tr2 = float(tr), float(tr2)
+        if not (math.isfinite(tr) and math.isfinite(tr2)):
+            raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
     return DeepHessianMoments(tr, tr2, D, n, any(b is not None for b in bs), act.name, dps, "numpy" if dps is None
                               else "mpmath", None, widths, loss, pairs, blk)
 

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -349,6 +350,8 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
             except FloatingPointError as exc:
                 raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
         tr, tr2 = float(tr), float(tr2)
+        if not (math.isfinite(tr) and math.isfinite(tr2)):  # Dask workers do not raise on overflow: say it here
+            raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
     elif _dps_engine == "mpmath":
         with mpmath.workdps(int(dps)):
             P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=True)
