@@ -49,9 +49,9 @@ import numpy as np
 __all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "forget_built",
            "local_cluster", "plan", "restore_environ", "run_task", "tiles_of", "reduce_values"]
 
-TILE_REVISION = 1
+TILE_REVISION = 2
 """Raised with any change to a tile's arithmetic: it is part of every journal's key, so a journal written by older
-tile code is never resumed."""
+tile code is never resumed. 2: the softmax cross term read off the Gauss–Newton block's diagonal."""
 
 TASK_FLOPS = 4e9
 """Default work per Dask task (≈ 1 s of one core): tasks stay long against Dask's ~1 ms overhead per task and
@@ -279,7 +279,8 @@ class TileRunner:
     progress : callable(done_tiles, total_tiles, elapsed_s, left_s or None), optional
         E.g. ``ProgressLine(print)``.
     on_task : callable(summary), optional
-        Called with every finished task's summary (after the journal has it).
+        Called with every finished task's summary (after the journal has it), in journaled or Dask runs (a run in
+        this process without a journal makes no per-task summaries).
     keep_built : bool
         Keep each worker's built problem after the run (a rerun on the same inputs then skips building it); by
         default the workers drop it, so that a long-lived cluster gets its memory back.
