@@ -219,3 +219,17 @@ def test_an_overflow_on_a_worker_is_a_named_error():
         softmax_hessian_moments(W, b, V, c, X, y, "tanh", block=16)
     with TileRunner.local(1) as runner, pytest.raises(ValueError, match="overflow"):
         softmax_hessian_moments(W, b, V, c, X, y, "tanh", block=16, tiles=runner)
+
+
+def test_a_worker_with_other_tile_code_refuses_the_task():
+    import dataclasses
+
+    from numerics.ws.activations import get_activation
+    from numerics.ws.pair_tiles import TILE_REVISION, run_task
+    from numerics.ws.softmax import softmax_recipe
+
+    W, b, V, c, X, y = _softmax(n=20)
+    recipe = dataclasses.replace(softmax_recipe(W, b, V, c, X, y, get_activation("tanh"), True, 8),
+                                 revision=TILE_REVISION - 1)
+    with pytest.raises(RuntimeError, match="same version"):
+        run_task(recipe, 0, ((0, 0),))

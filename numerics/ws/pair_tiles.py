@@ -132,6 +132,7 @@ class Recipe:
     build: Callable[..., PairTiles]
     args: tuple
     token: str
+    revision: int = TILE_REVISION  # the client's tile code: a worker with other tile code refuses the task
 
 
 _BUILT: dict[str, PairTiles] = {}  # this process's one built problem, by recipe token
@@ -167,6 +168,9 @@ def run_task(recipe: Recipe, index: int, tiles: tuple[tuple[int, int], ...]) -> 
     """One task on a worker: the values of its tiles (``float.hex`` strings) with its timing and the process's peak
     memory; the worker builds the problem from ``recipe`` once and keeps it for the next task."""
     t0, c0 = time.perf_counter(), time.process_time()
+    if recipe.revision != TILE_REVISION:
+        raise RuntimeError(f"this worker's tile code is revision {TILE_REVISION}, the client's {recipe.revision}: "
+                           "install the same version of shallow-proofs on the workers")
     return _summary(_built(recipe), index, tiles, t0, c0)
 
 
