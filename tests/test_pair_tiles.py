@@ -233,3 +233,19 @@ def test_a_worker_with_other_tile_code_refuses_the_task():
                                  revision=TILE_REVISION - 1)
     with pytest.raises(RuntimeError, match="same version"):
         run_task(recipe, 0, ((0, 0),))
+
+
+def test_the_dask_example_runs_and_resumes(tmp_path):
+    """examples/softmax_moments_on_dask.py: the same bits on one worker as in this process; a second run resumes
+    every task from the journal the first one left."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("example", os.path.join(
+        os.path.dirname(os.path.dirname(__file__)), "examples", "softmax_moments_on_dask.py"))
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    first = ex.main(n=200, workers=1, journal=str(tmp_path))
+    assert (first["dask"].trace, first["dask"].trace_sq) == (first["here"].trace, first["here"].trace_sq)
+    assert first["stats"]["tasks_run"] >= 1 and first["stats"]["tasks_resumed"] == 0
+    again = ex.main(n=200, workers=1, journal=str(tmp_path))
+    assert again["stats"]["tasks_run"] == 0 and again["stats"]["tasks_resumed"] == first["stats"]["tasks"]
