@@ -96,7 +96,7 @@ def test_a_warm_call_touches_no_fresh_pages():
     Under pytest-xdist this child once measured ~2 500 faults a call, every batch: an earlier test in the same worker
     had started a Dask LocalCluster, whose nanny writes MALLOC_TRIM_THRESHOLD_=65536 (and OMP_NUM_THREADS=1, …) into
     the parent's os.environ and leaves it there, so that the child's glibc handed every freed 64 KB back. The suite's
-    clusters now put the environment back (``numerics.ws.pair_tiles.local_cluster``;
+    clusters now put the environment back (``numerics.cluster.local_cluster``;
     tests/test_pair_tiles.py checks it), and this test runs the child with the environment as the suite has it."""
     code = textwrap.dedent("""
         import resource, numpy as np

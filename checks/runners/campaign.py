@@ -296,7 +296,7 @@ class Campaign:
     # -- construction
     @classmethod
     def local(cls, workers: int, *, processes: bool = True, **kw) -> Campaign:
-        from numerics.ws.pair_tiles import local_cluster
+        from numerics.cluster import local_cluster
 
         if workers < 1:
             raise ValueError(f"--workers must be a positive integer, got {workers}")
@@ -307,18 +307,9 @@ class Campaign:
 
     @classmethod
     def connect(cls, address: str | None, **kw) -> Campaign:
-        import dask
-        from distributed import Client
+        from numerics.cluster import connect_client
 
-        address = address or dask.config.get("scheduler-address", None)
-        if not address:
-            raise ValueError("--scheduler without an address needs Dask's 'scheduler-address' configuration "
-                             "(DASK_SCHEDULER_ADDRESS=tcp://host:port, or ~/.config/dask/*.yaml); none is set")
-        try:
-            client = Client(address, timeout=30)
-        except OSError as exc:
-            raise ValueError(f"--scheduler {address}: cannot reach the scheduler ({exc})") from None
-        return cls(client, own_client=True, **kw)
+        return cls(connect_client(address), own_client=True, **kw)
 
     def __enter__(self):
         return self
@@ -347,7 +338,7 @@ class Campaign:
         if self.cluster is not None:
             self.cluster.close()
         if self._environ is not None:  # a nanny that restarted a killed worker wrote its variables again
-            from numerics.ws.pair_tiles import restore_environ
+            from numerics.cluster import restore_environ
 
             restore_environ(self._environ)
             self._environ = None

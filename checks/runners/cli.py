@@ -166,10 +166,9 @@ def _campaign(args):
     """The Dask campaign the options ask for, or None (then everything runs in this process, as before)."""
     workers, scheduler = args.workers, args.scheduler
     shards, resume = getattr(args, "shards", None), getattr(args, "resume", False)
-    if workers is not None and scheduler is not None:
-        raise ValueError("--workers starts a local cluster and --scheduler joins an existing one: give one of them")
-    if workers is not None and workers < 1:
-        raise ValueError(f"--workers must be a positive integer, got {workers}")
+    from numerics.cluster import check_options
+
+    check_options(workers, scheduler)
     if shards is not None and shards < 1:
         raise ValueError(f"--shards must be a positive integer, got {shards}")
     if workers is None and scheduler is None and shards is None:

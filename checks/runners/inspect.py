@@ -501,12 +501,10 @@ def main(argv: list[str] | None = None) -> int:
 def tile_runner(args, say):
     """The :class:`~numerics.ws.pair_tiles.TileRunner` that ``--workers``/``--scheduler``/``--resume`` ask for, or
     None (the pair sums then run in this process without a journal, as before)."""
+    from numerics.cluster import check_options
     from numerics.ws.pair_tiles import ProgressLine, TileRunner
 
-    if args.workers is not None and args.scheduler is not None:
-        raise ValueError("--workers starts a local cluster and --scheduler joins an existing one: give one of them")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be a positive integer, got {args.workers}")
+    check_options(args.workers, args.scheduler)
     if args.workers is None and args.scheduler is None and not args.resume:
         return None
     kw = dict(journal=args.tiles_dir, resume=args.resume, progress=ProgressLine(say))

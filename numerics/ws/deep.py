@@ -57,7 +57,7 @@ from numerics.interop import to_numpy
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
 from numerics.ws.moments import HessianMoments
-from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint, tiles_of
+from numerics.ws.pair_tiles import Recipe, TileRunner, tiles_of
 from numerics.ws.softmax import softmax_tables
 
 __all__ = ["DeepHessianMoments", "DeepHessianTrace", "DeepTables", "pair_sums", "deep_dim", "deep_hessian_moments",
@@ -407,9 +407,8 @@ def build_deep_tiles(Ws, bs, X, y, act_name: str, act_expr, loss: str, block: in
 
 
 def deep_recipe(Ws, bs, X, y, act: SmoothActivation, loss: str, block: int) -> Recipe:
-    args = (list(Ws), list(bs), X, y, act.name, act.expr, loss, int(block))
-    return Recipe("deep", build_deep_tiles, args,
-                  fingerprint("deep", list(Ws), list(bs), X, y, act.name, str(act.expr), loss, int(block)))
+    """How a worker rebuilds the deep pair tiles."""
+    return Recipe.of("deep", build_deep_tiles, list(Ws), list(bs), X, y, act.name, act.expr, loss, int(block))
 
 
 def _triu2(S):

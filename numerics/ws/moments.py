@@ -49,7 +49,7 @@ from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.binary_tiles import BinaryPairTiles
 from numerics.ws.bounds import WSBounds, ws_bounds
 from numerics.ws.inputs import checked_array, dim_of, validate_net
-from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint
+from numerics.ws.pair_tiles import Recipe, TileRunner
 
 __all__ = ["HessianMoments", "LambdaSupGrad", "PrecisionWarning", "WSBounds", "ce_hessian_moments",
            "lambda_sup_grad", "ws_bounds", "validate_net", "checked_array", "dim_of"]
@@ -167,8 +167,7 @@ def tables_mp(W, b, v, c, X, y, act: SmoothActivation):
     return P, q, r, X
 
 
-def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict, take=None,
-             runner=None, recipe=None):
+def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_const: dict):
     """The kernel form of SPEC §1, with the pair sums grouped by the power of G_ij = x̃_i·x̃_j.
 
     2 Σ_ij q_i r_j gKg_ij and Σ_ij r_i r_j KK_ij are bilinear in the generated factors
@@ -180,17 +179,11 @@ def _moments(P, q, r, Xt, v, *, n: int, kernels: ModuleType, block: int, bias_co
 
     Only q_iq_j (g_i·g_j)² needs its block matrix. Blocks run over the upper triangle (the
     off-diagonal ones count twice for the symmetric terms, and in both orientations for the
-    bilinear ones), so working memory is O(block² + n(M+N)). ``take``: scratch buffers of the float64 pair loop
-    (:mod:`numerics.ws.workspace`). Float64 pair sums run as tiles (:class:`numerics.ws.binary_tiles.BinaryPairTiles`)
-    on ``runner`` (a :class:`numerics.ws.pair_tiles.TileRunner`; default: in this process), which rebuilds them on
-    Dask workers from ``recipe``.
+    bilinear ones), so working memory is O(block² + n(M+N)). This is the form for any array type (mpmath object
+    arrays, arb, torch under autograd); float64 runs the same terms as tiles (:func:`build_binary_tiles`).
     """
     trace, acc, far = near_terms(P, q, r, Xt, v, n=n, kernels=kernels, bias_const=bias_const)
-    f64 = all(isinstance(t, np.ndarray) and t.dtype == np.float64 for t in (*P, q, Xt, v))
-    kw = dict(n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
-    if not f64:
-        return trace, (acc + _pair_sums(P, q, Xt, v, far, **kw)) / (n * n)
-    (pairs,) = (runner or TileRunner()).run(recipe, BinaryPairTiles(P, q, Xt, v, far, take=take, **kw))
+    pairs = _pair_sums(P, q, Xt, v, far, n=n, kernels=kernels, block=block, c_gg=bias_const["gg"])
     return trace, (acc + pairs) / (n * n)
 
 
@@ -243,24 +236,30 @@ def _pair_sums(P, q, Xt, v, far, *, n: int, kernels: ModuleType, block: int, c_g
     return acc
 
 
-def build_binary_tiles(W, b, v, c, X, y, act_name: str, act_expr, bias: bool, block: int) -> BinaryPairTiles:
-    """The tiles :func:`numerics.ws.moments.ce_hessian_moments` runs for these inputs (float64, numpy)."""
-    kernels = ws_kernels
-    act = SmoothActivation(act_name, act_expr)
+def build_binary_tiles(W, b, v, c, X, y, act_name: str, act_expr, bias: bool, block: int, *,
+                       kernels: ModuleType = ws_kernels, take=None) -> BinaryPairTiles:
+    """The float64 tiles of :func:`ce_hessian_moments` for these (validated) inputs, with ``.trace`` (tr H) and
+    ``.near`` (n² · the pair terms summed without a pair loop): one function for this process (``take``: scratch
+    buffers, :mod:`numerics.ws.workspace`) and for a Dask worker (:func:`binary_recipe`), so that both run the same
+    arithmetic. Overflow raises FloatingPointError."""
     n, M = X.shape
-    P, q, r = tables_float64(W, b, v, c, X, y, act)
-    Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
-    const = kernels.OUTPUT_BIAS if bias else dict.fromkeys(kernels.OUTPUT_BIAS, 0)
+    P, q, r = tables_float64(W, b, v, c, X, y, SmoothActivation(act_name, act_expr))
     with np.errstate(over="raise", invalid="raise"):
-        _, _, far = near_terms(P, q, r, Xt, v, n=n, kernels=kernels, bias_const=const)
-    return BinaryPairTiles(P, q, Xt, v, far, n=n, kernels=kernels, block=block, c_gg=const["gg"])
+        if bias:
+            Xt = (take or workspace.fresh)("Xt", (n, M + 1))
+            Xt[:, :M], Xt[:, M] = X, 1.0
+        else:
+            Xt = X
+        const = kernels.OUTPUT_BIAS if bias else dict.fromkeys(kernels.OUTPUT_BIAS, 0)
+        trace, near, far = near_terms(P, q, r, Xt, v, n=n, kernels=kernels, bias_const=const)
+        tiles = BinaryPairTiles(P, q, Xt, v, far, n=n, kernels=kernels, block=block, c_gg=const["gg"], take=take)
+    tiles.trace, tiles.near = trace, near
+    return tiles
 
 
 def binary_recipe(W, b, v, c, X, y, act, bias: bool, block: int) -> Recipe:
     """How a worker rebuilds the binary pair tiles (validated inputs; ``act`` a SmoothActivation)."""
-    args = (W, b, v, c, X, y, act.name, act.expr, bias, int(block))
-    return Recipe("binary", build_binary_tiles, args, fingerprint("binary", W, b, v, c, X, y, act.name,
-                                                                  str(act.expr), bias, int(block)))
+    return Recipe.of("binary", build_binary_tiles, W, b, v, c, X, y, act.name, act.expr, bias, int(block))
 
 
 AUTO_TORCH_PAIR_FLOPS = 2e11
@@ -351,8 +350,8 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
     const = _kernels.OUTPUT_BIAS if bias else dict.fromkeys(_kernels.OUTPUT_BIAS, 0)
     ones = np.ones((n, 1))
     if dps is None:
-        P, q, r = tables_float64(W, b, v, c, X, y, act)
         if backend == "torch":
+            P, q, r = tables_float64(W, b, v, c, X, y, act)
             from numerics.ws.torch_pairs import moments_torch
 
             Xt = np.hstack([X, ones]) if bias else X
@@ -360,20 +359,16 @@ def ce_hessian_moments(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias
             if not (np.isfinite(tr) and np.isfinite(tr2)):
                 raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
         else:
-            with workspace.workspace() as take, np.errstate(over="raise", invalid="raise"):
-                if bias:
-                    Xt = take("Xt", (n, M + 1))
-                    Xt[:, :M], Xt[:, M] = X, 1.0
-                else:
-                    Xt = X
-                recipe = None
-                if tiles is not None:
-                    recipe = binary_recipe(W, b, v, c, X, y, act, bias, int(block))
+            recipe = None if tiles is None else binary_recipe(W, b, v, c, X, y, act, bias, int(block))
+            with workspace.workspace() as take:
                 try:
-                    tr, tr2 = _moments(P, q, r, Xt, v, n=n, kernels=_kernels, block=int(block), bias_const=const,
-                                       take=take, runner=tiles, recipe=recipe)
+                    tl = build_binary_tiles(W, b, v, c, X, y, act.name, act.expr, bias, int(block), kernels=_kernels,
+                                            take=take)
+                    with np.errstate(over="raise", invalid="raise"):
+                        (pairs,) = (tiles or TileRunner()).run(recipe, tl)
                 except FloatingPointError as exc:
                     raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
+                tr, tr2 = tl.trace, (tl.near + pairs) / (n * n)
             if not (np.isfinite(tr) and np.isfinite(tr2)):  # BLAS reductions (vdot, @) do not raise on overflow
                 raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
         tr, tr2 = float(tr), float(tr2)

@@ -46,8 +46,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "forget_built",
-           "local_cluster", "plan", "restore_environ", "run_task", "tiles_of", "reduce_values"]
+from numerics.cluster import connect_client, local_cluster, restore_environ
+
+__all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "forget_built", "plan",
+           "run_task", "tiles_of", "reduce_values"]
 
 TILE_REVISION = 2
 """Raised with any change to a tile's arithmetic: it is part of every journal's key, so a journal written by older
@@ -134,6 +136,11 @@ class Recipe:
     token: str
     revision: int = TILE_REVISION  # the client's tile code: a worker with other tile code refuses the task
 
+    @classmethod
+    def of(cls, kind: str, build: Callable[..., PairTiles], *args) -> Recipe:
+        """``build(*args)``, keyed by a :func:`fingerprint` of the kind, the builder's name and every argument."""
+        return cls(kind, build, args, fingerprint(kind, f"{build.__module__}.{build.__qualname__}", *args))
+
 
 _BUILT: dict[str, PairTiles] = {}  # this process's one built problem, by recipe token
 
@@ -218,33 +225,6 @@ class _Journal:
             p.unlink()
 
 
-def local_cluster(workers: int, *, processes: bool = True):
-    """(cluster, client, environ_before): a LocalCluster of ``workers`` single-threaded worker processes.
-
-    Dask's nanny writes its workers' environment (``MALLOC_TRIM_THRESHOLD_=65536``, ``OMP_NUM_THREADS=1``,
-    ``OPENBLAS_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``, ``PYTHONHASHSEED``, …) into *this* process's ``os.environ``
-    before it spawns them, and leaves it there: every later subprocess of the caller then ran single-threaded, with
-    glibc returning freed heap above 64 KB to the kernel (measured: ~2 600 page faults a call of the binary moments
-    at D = 2001, n = 2000, against 0). The variables are put back as they were once the workers run, and again by
-    :func:`restore_environ` when the cluster closes (a nanny that restarts a killed worker writes them again)."""
-    from distributed import Client, LocalCluster
-
-    before = dict(os.environ)
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=":0",
-                           scheduler_port=0, silence_logs=40)
-    restore_environ(before)
-    return cluster, Client(cluster), before
-
-
-def restore_environ(before: dict[str, str]) -> None:
-    """``os.environ`` as it was in ``before``."""
-    for k in [k for k in os.environ if k not in before]:
-        del os.environ[k]
-    for k, v in before.items():
-        if os.environ.get(k) != v:
-            os.environ[k] = v
-
-
 class ProgressLine:
     """``say(line)`` at most every ``every`` seconds and once at the end: tiles done, elapsed, time left."""
 
@@ -319,18 +299,7 @@ class TileRunner:
 
     @classmethod
     def connect(cls, address: str | None, **kw) -> TileRunner:
-        import dask
-        from distributed import Client
-
-        address = address or dask.config.get("scheduler-address", None)
-        if not address:
-            raise ValueError("a scheduler without an address needs Dask's 'scheduler-address' configuration "
-                             "(DASK_SCHEDULER_ADDRESS=tcp://host:port, or ~/.config/dask/*.yaml); none is set")
-        try:
-            client = Client(address, timeout=30)
-        except OSError as exc:
-            raise ValueError(f"scheduler {address}: cannot reach it ({exc})") from None
-        return cls(client, own_client=True, **kw)
+        return cls(connect_client(address), own_client=True, **kw)
 
     def __enter__(self):
         return self

@@ -51,7 +51,7 @@ from numerics.ws import workspace
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
 from numerics.ws.moments import HessianMoments
-from numerics.ws.pair_tiles import Recipe, TileRunner, fingerprint, tiles_of
+from numerics.ws.pair_tiles import Recipe, TileRunner, tiles_of
 from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module, centered
 from numerics.ws.trace_only import trace_of
 
@@ -154,20 +154,14 @@ def _equal(a, b) -> bool:
     return bool(_xp(a).equal(a, b)) if _xp(a) is not np else bool(np.array_equal(a, b))
 
 
-def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered,
-             runner=None, recipe=None):
-    """(tr H, tr H²): the per-sample and no-pair-loop terms of :func:`prepared`, and its pair tiles run on ``runner``
-    (a :class:`~numerics.ws.pair_tiles.TileRunner`; default in this process) for float64, in order otherwise."""
+def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):
+    """(tr H, tr H²) in any array type (mpmath, arb, torch under autograd): the terms of :func:`prepared`, its tiles
+    summed in order in their own arithmetic. Float64 runs the same tiles through :func:`build_softmax_tiles`."""
     trace, acc, tiles = prepared(P, p, s, r, V, Xt, n=n, kernels=kernels, block=block, bias=bias, sqrt=sqrt,
                                  center=center)
-    f64 = isinstance(Xt, np.ndarray) and Xt.dtype == np.float64 and isinstance(p, np.ndarray) and \
-        p.dtype == np.float64
-    if f64 or runner is not None:
-        (pairs,) = (runner or TileRunner()).run(recipe, tiles)
-    else:  # mpmath, arb, torch under autograd: in order, in their own arithmetic
-        pairs = 0
-        for I, J in tiles_of(n, block):
-            pairs = pairs + tiles.tile(I, J)[0]
+    pairs = 0
+    for I, J in tiles_of(n, block):
+        pairs = pairs + tiles.tile(I, J)[0]
     return trace, (acc + pairs) / (n * n)
 
 
@@ -276,21 +270,24 @@ def _per_sample(P, p, s, r, V, Xt, kernels, const, center):
     return trace, bil
 
 
-def build_softmax_tiles(W, b, V, c, X, y, act_name: str, act_expr, bias: bool, block: int) -> SoftmaxPairTiles:
-    """The float64 pair tiles :func:`softmax_hessian_moments` runs for these (validated) inputs: what a Dask worker
-    rebuilds from :func:`softmax_recipe`."""
+def build_softmax_tiles(W, b, V, c, X, y, act_name: str, act_expr, bias: bool, block: int, *,
+                        kernels: ModuleType = softmax_kernels, center=centered) -> SoftmaxPairTiles:
+    """The float64 tiles of :func:`softmax_hessian_moments` for these (validated) inputs, with ``.trace`` (tr H) and
+    ``.near`` (n² · the pair terms summed without a pair loop): one function for this process and for a Dask worker
+    (:func:`softmax_recipe`), so that both run the same arithmetic. Overflow raises FloatingPointError."""
     n = X.shape[0]
     P, p, s, r, Vt, _, sqrt = _tables(W, b, V, c, X, y, SmoothActivation(act_name, act_expr), mp=False)
     Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
     with np.errstate(over="raise", invalid="raise"):
-        return prepared(P, p, s, r, Vt, Xt, n=n, kernels=softmax_kernels, block=block, bias=bias, sqrt=sqrt)[2]
+        trace, near, tiles = prepared(P, p, s, r, Vt, Xt, n=n, kernels=kernels, block=block, bias=bias, sqrt=sqrt,
+                                      center=center)
+    tiles.trace, tiles.near = trace, near
+    return tiles
 
 
 def softmax_recipe(W, b, V, c, X, y, act: SmoothActivation, bias: bool, block: int) -> Recipe:
     """How a worker rebuilds the softmax pair tiles."""
-    args = (W, b, V, c, X, y, act.name, act.expr, bias, int(block))
-    return Recipe("softmax", build_softmax_tiles, args,
-                  fingerprint("softmax", W, b, V, c, X, y, act.name, str(act.expr), bias, int(block)))
+    return Recipe.of("softmax", build_softmax_tiles, W, b, V, c, X, y, act.name, act.expr, bias, int(block))
 
 
 def default_block(C: int) -> int:
@@ -341,15 +338,15 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
         raise ValueError("tiles= runs the float64 pair sums of the package's own kernels: not with dps= or _kernels=")
     kw = dict(n=n, kernels=_kernels, block=int(block), bias=bias, center=_center)
     if dps is None:
-        P, p, s, r, Vt, Xm, sqrt = _tables(W, b, V, c, X, y, act, mp=False)
-        Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
-        with np.errstate(over="raise", invalid="raise"):
-            try:
-                recipe = None if tiles is None else softmax_recipe(W, b, V, c, X, y, act, bias, int(block))
-                tr, tr2 = _moments(P, p, s, r, Vt, Xt, sqrt=sqrt, runner=tiles, recipe=recipe, **kw)
-            except FloatingPointError as exc:
-                raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
-        tr, tr2 = float(tr), float(tr2)
+        recipe = None if tiles is None else softmax_recipe(W, b, V, c, X, y, act, bias, int(block))
+        try:
+            tl = build_softmax_tiles(W, b, V, c, X, y, act.name, act.expr, bias, int(block), kernels=_kernels,
+                                     center=_center)
+            with np.errstate(over="raise", invalid="raise"):
+                (pairs,) = (tiles or TileRunner()).run(recipe, tl)
+        except FloatingPointError as exc:
+            raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
+        tr, tr2 = float(tl.trace), float((tl.near + pairs) / (n * n))
         if not (math.isfinite(tr) and math.isfinite(tr2)):  # Dask workers do not raise on overflow: say it here
             raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
     elif _dps_engine == "mpmath":

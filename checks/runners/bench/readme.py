@@ -15,7 +15,9 @@ TARGETS_START, TARGETS_END = "<!-- targets:start -->", "<!-- targets:end -->"
 
 
 def render_readme(text: str, data: Data, targets: Targets, readme: Path = README) -> str:
-    """``text`` (the README) with its speed table and its targets table rendered from this report."""
+    """``text`` (the README) with its speed table and its targets table rendered from this report: nothing in
+    either block is written by hand, so neither can go stale (``tests/test_bench_report.py`` re-renders them from
+    the committed ``reports/bench.json`` and compares)."""
     m = data["meta"]
     note = (
         f"Regenerated from `reports/bench.md` ({'quick' if m['quick'] else 'full'} run of {m.get('started', '?')}, "
