@@ -1,11 +1,33 @@
 """Dask clusters for the suite's campaigns (``checks.runners.campaign``) and pair tiles (``numerics.ws.pair_tiles``):
-one way to start a local cluster, one way to join a scheduler, one check of the ``--workers``/``--scheduler`` flags."""
+one way to start a local cluster, one way to join a scheduler, one check of the ``--workers``/``--scheduler`` flags,
+the name of the worker a task runs on, and the atomic write of their journals."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-__all__ = ["check_options", "connect_client", "local_cluster", "restore_environ"]
+__all__ = ["atomic_write", "check_options", "connect_client", "local_cluster", "restore_environ", "worker_address"]
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file of this process and a rename: a reader (or a resume after
+    a kill) sees the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def worker_address(outside: str) -> str:
+    """The Dask worker running this task, or ``outside`` when there is none."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return outside
 
 
 def check_options(workers: int | None, scheduler: str | None) -> None:

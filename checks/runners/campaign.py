@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.runners.falsify import PROPERTIES, FalsifyResult, Property, falsify
+from numerics.cluster import atomic_write, worker_address
 
 TOPIC = "shallow-proofs/reproducer"
 # One task at a time per worker *process*, whatever its thread count: neither torch.func (its forward-AD levels)
@@ -161,15 +162,6 @@ def as_ref(prop: Property | PropertyRef) -> PropertyRef:
     return prop if isinstance(prop, PropertyRef) else PropertyRef(prop)
 
 
-def _worker_address() -> str:
-    try:
-        from distributed import get_worker
-
-        return get_worker().address
-    except (ImportError, ValueError):
-        return "local"
-
-
 def run_shard(ref: PropertyRef, shard: Shard, out_dir: str | None,
               ignore: tuple[type[Warning], ...] = ()) -> dict[str, Any]:
     """Run one shard; returns its summary (JSON-able). Every reproducer it writes is also sent to the client
@@ -182,7 +174,7 @@ def _run_shard(ref, shard, out_dir, ignore) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), time.thread_time()  # the shard runs in this thread
     prop = ref.resolve()
     files: dict[str, str] = {}
-    worker = _worker_address()
+    worker = worker_address("local")
 
     def on_save(path: Path) -> None:
         text = Path(path).read_text()
@@ -236,13 +228,6 @@ def fingerprint(res: FalsifyResult) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------- the journal
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 class Journal:
     """Finished shards of one property's campaign, one JSON file each, under ``root``."""
 
@@ -266,7 +251,7 @@ class Journal:
         return out
 
     def record(self, summary: dict[str, Any]) -> None:
-        _atomic_write(self.path(summary["shard"]["index"]), json.dumps(summary, indent=1, sort_keys=True))
+        atomic_write(self.path(summary["shard"]["index"]), json.dumps(summary, indent=1, sort_keys=True))
 
     def clear(self) -> None:
         for p in self.dir.glob("shard-*.json"):
@@ -363,7 +348,7 @@ class Campaign:
         if self._out_dir is None:
             return None
         path = self._out_dir / name
-        _atomic_write(path, text)
+        atomic_write(path, text)
         return path
 
     # -- a sweep (E levels): one task per item, results in item order

@@ -1,10 +1,9 @@
 """The float64 sample-pair sums of the binary moments as tiles (:mod:`numerics.ws.pair_tiles`).
 
 :class:`BinaryPairTiles` holds the prepared factors of Σ_ij q_i q_j (g_i·g_j)² and of the far (p ≥ 2) bilinear
-terms of :func:`numerics.ws.moments._moments`; ``tile(I, J)`` is one (I, J) block pair's share (both orientations,
-the off-diagonal blocks of the symmetric term twice). :func:`numerics.ws.moments.build_binary_tiles` rebuilds
-the same object from the
-network and the data, which is what a Dask worker runs (:func:`binary_recipe`).
+terms of :func:`numerics.ws.moments.near_terms`; ``tile(I, J)`` is one (I, J) block pair's share (both orientations,
+the off-diagonal blocks of the symmetric term twice). :func:`numerics.ws.moments.build_binary_tiles` makes it from
+the network and the data, in this process and on a Dask worker alike (:func:`numerics.ws.moments.binary_recipe`).
 """
 
 from __future__ import annotations

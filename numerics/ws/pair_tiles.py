@@ -46,7 +46,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from numerics.cluster import connect_client, local_cluster, restore_environ
+from numerics.cluster import atomic_write, connect_client, local_cluster, restore_environ, worker_address
 
 __all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "forget_built", "plan",
            "run_task", "tiles_of", "reduce_values"]
@@ -162,15 +162,6 @@ def _peak_rss_mb() -> float | None:
     return round(kb / (2**20 if sys.platform == "darwin" else 2**10), 1)
 
 
-def _worker_name() -> str:
-    try:
-        from distributed import get_worker
-
-        return get_worker().address
-    except (ImportError, ValueError):
-        return f"pid {os.getpid()}"
-
-
 def run_task(recipe: Recipe, index: int, tiles: tuple[tuple[int, int], ...]) -> dict[str, Any]:
     """One task on a worker: the values of its tiles (``float.hex`` strings) with its timing and the process's peak
     memory; the worker builds the problem from ``recipe`` once and keeps it for the next task."""
@@ -194,7 +185,7 @@ def _summary(problem: PairTiles, index: int, tiles, t0: float, c0: float) -> dic
     return {"task": index, "tiles": [list(t) for t in tiles],
             "values": [[float(x).hex() for x in v] for v in values],
             "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
-            "worker": _worker_name(), "peak_rss_mb": _peak_rss_mb()}
+            "worker": worker_address(f"pid {os.getpid()}"), "peak_rss_mb": _peak_rss_mb()}
 
 
 class _Journal:
@@ -214,11 +205,7 @@ class _Journal:
         return out
 
     def record(self, summary: dict[str, Any]) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        path = self.dir / f"task-{summary['task']:06d}.json"
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(summary, sort_keys=True))
-        tmp.replace(path)
+        atomic_write(self.dir / f"task-{summary['task']:06d}.json", json.dumps(summary, sort_keys=True))
 
     def clear(self) -> None:
         for p in self.dir.glob("task-*.json"):
@@ -399,6 +386,7 @@ class TileRunner:
             w["peak_rss_mb"] = max(w["peak_rss_mb"], s["peak_rss_mb"] or 0.0)
         engine = "this process" if self.client is None else \
             f"{len(self.client.scheduler_info(n_workers=-1)['workers'])} Dask worker(s)"
+        per_worker = {k: {**v, "busy_s": round(v["busy_s"], 3), "cpu_s": round(v["cpu_s"], 3)}
+                      for k, v in sorted(per.items())}
         return {"engine": engine, "tasks": tasks, "tasks_run": len(new), "tasks_resumed": resumed, "tiles": tiles,
-                "wall_s": wall, "per_worker": {k: {**v, "busy_s": round(v["busy_s"], 3), "cpu_s": round(v["cpu_s"], 3)}
-                                               for k, v in sorted(per.items())}}
+                "tiles_run": sum(len(s["tiles"]) for s in new), "wall_s": wall, "per_worker": per_worker}

@@ -147,11 +147,8 @@ def _tables(W, b, V, c, X, y, act: SmoothActivation, mp: bool):
 
 
 # ------------------------------------------------------------------------------------------------ sums
-_xp = array_module
-
-
 def _equal(a, b) -> bool:
-    return bool(_xp(a).equal(a, b)) if _xp(a) is not np else bool(np.array_equal(a, b))
+    return bool(array_module(a).equal(a, b)) if array_module(a) is not np else bool(np.array_equal(a, b))
 
 
 def _moments(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered):

@@ -57,7 +57,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from checks.runners.bench.core import FULL, QUICK, Bench, Grid, figure_dir, fmt, pyplot, save_figure  # noqa: F401
-from checks.runners.bench.resources import GB, MB, profile_top, rss_peak, run_with_timeout, set_threads, traced_peak  # noqa: F401
+from checks.runners.bench.resources import (  # noqa: F401
+    GB,
+    MB,
+    kept_threads,
+    profile_top,
+    rss_peak,
+    run_with_timeout,
+    set_threads,
+    traced_peak,
+)
 from checks.runners.bench.timing import (  # noqa: F401 - re-exported: the bench's helpers, under their old address
     SPREAD_MAX,
     fit_exponent,
@@ -123,13 +132,8 @@ def main(argv: list[str] | None = None) -> int:
             write_readme(payload, targets)
         return 0
 
-    import torch
-
-    threads_before = torch.get_num_threads()
-    try:
+    with kept_threads():  # a caller's process (e.g. pytest) gets its thread counts back
         return _run(args)
-    finally:  # a caller's process (e.g. pytest) gets its thread counts back
-        set_threads(threads_before)
 
 
 def _run(args) -> int:

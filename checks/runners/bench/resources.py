@@ -87,6 +87,19 @@ def profile_top(fn: Callable[[], Any], k: int = 6) -> list[dict[str, Any]]:
     ]
 
 
+@contextlib.contextmanager
+def kept_threads():
+    """Whatever :func:`set_threads` does inside, the process gets its torch thread count (and OpenBLAS's, set to
+    the same) back on exit."""
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        yield
+    finally:
+        set_threads(before)
+
+
 def set_threads(n: int) -> dict[str, Any]:
     """Use n threads in every loaded OpenBLAS (numpy's, scipy's) and in torch; returns what was set.
 

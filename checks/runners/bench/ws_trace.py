@@ -83,16 +83,11 @@ def trace_section(bench: Bench):
     except ImportError:
         bench.data["trace_only"] = {"missing": "backpack-for-pytorch (the bench extra)"}
         return
-    import torch
+    from checks.runners.bench.resources import kept_threads, set_threads
 
-    from checks.runners.bench.resources import set_threads
-
-    before = torch.get_num_threads()
-    set_threads(TRACE_THREADS)
-    try:
+    with kept_threads():
+        set_threads(TRACE_THREADS)
         rows = _rows(bench, ce_hessian_trace, softmax_hessian_trace)
-    finally:
-        set_threads(before)
     bench.data["trace_only"] = {"rows": rows, "threads": TRACE_THREADS}
 
 
