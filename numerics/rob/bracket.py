@@ -48,8 +48,13 @@ m = 64: 1% in seconds); for m ≫ d the upper end levels off at the unconstraine
 meets B" (refined by δ); a leaf pattern still above the target is then bounded over cell ∩ S itself by
 the dual of Shor's relaxation with RLT cuts, checked PSD in exact rationals (:mod:`numerics.rob.bracket_sdp`;
 it closes the 1.6% stall of a d = 3, m = 6 net; used for d ≤ 12). That relaxation can still be loose, and
-inner nodes keep the zonotope bound: when the tree is exhausted with the upper end above (1 + rel_gap)·lower
-the status is "gap open" (never "exhausted", which means converged), and the gap stated is the one proved.
+inner nodes keep the zonotope bound. A sphere leaf still above the target is cut by hyperplanes through 0 into
+pieces, each bounded the same way (:mod:`numerics.rob.bracket_sphere`, d ≤ ``SPLIT_MAX_D``), and kept aside to be
+cut further whenever it holds the upper end, while time remains. A pattern of margin ~0 on the sphere (the tiny
+cells that nearly concurrent hyperplanes make next to their common point inside the ball) is dropped, with its
+subtree, when :meth:`BracketNet.inside_ball` proves that the cell ∩ ball lies strictly inside the ball. When the
+tree is exhausted with the upper end above (1 + rel_gap)·lower — the pieces could not be cut lower — the status is
+"gap open" (never "exhausted", which means converged), and the gap stated is the one proved.
 """
 from __future__ import annotations
 
@@ -64,12 +69,15 @@ import numpy as np
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
 from numerics.rob.bracket_net import BracketNet
 from numerics.rob.bracket_search import LowerSearch
+from numerics.rob.bracket_sphere import SphereLeaf
 
 __all__ = ["Bracket", "BracketNet", "certified_bracket"]
 
 # the sphere leaf bound (an SDP of size d + 1, then an exact LDLᵀ) costs ≤ 0.1 s per leaf for d ≤ 10 and ~0.4 s
 # in d = 32, where the branch and bound cannot afford it per leaf: above this, leaves keep the ball relaxation
 SDP_MAX_D = 12
+# a sphere leaf still above the target is cut into pieces (numerics.rob.bracket_sphere) up to this dimension
+SPLIT_MAX_D = 16
 # the smoothed ascent seeds the lower end when m ≥ this × d (below it, m = 64 in d = 32 say, the bracket closes in
 # under a second without it, and the ascent would only spend the time)
 ANNEAL_MIN_RATIO = 4
@@ -166,6 +174,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     # ---------- branch and bound ----------
     KE = 16 if m <= 16 else min(14, max(8, int(math.log2(2e6 / max(d, 1)))))
     closed = [0.0]
+    stuck, stuck_all = [], []          # sphere leaves above the target, cut into pieces (bracket_sphere)
     heap = []
     cnt = [0]
 
@@ -217,6 +226,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     if srch.offer_exact(zm[1], pattern=tuple(bool(w) for w in want)):
                         heapq.heappush(h, (nV, i, True))
                         continue
+                if sphere and net.inside_ball(idx, sg):
+                    continue                 # realised only strictly inside the ball: never on the sphere
                 if t <= 0:
                     return V
             if not sphere:
@@ -234,17 +245,38 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 V2 = min(V, sqrt_up(round_up(round_up(V * V) - dl * dl * (1 - 8 * U))))
             if V2 > best["low"] * (1 + rel_gap) and d <= SDP_MAX_D and time.perf_counter() < deadline:
                 V2 = min(V2, net.sphere_cell_up(idx, sg, x))   # the cell on the sphere, not in the ball
+            if V2 > best["low"] * (1 + rel_gap) and d <= SPLIT_MAX_D and time.perf_counter() < deadline:
+                # still above the target: the cell is cut into pieces (bracket_sphere), and kept aside to be
+                # cut further while it holds the upper end
+                sl = SphereLeaf(net, idx, sg, V2, x)
+                if d <= SDP_MAX_D:
+                    sl.refine(best["low"] * (1 + rel_gap), best["low"], 2, deadline)
+                if sl.bound > best["low"]:
+                    heapq.heappush(stuck, (-sl.bound, len(stuck_all), sl))
+                    stuck_all.append(sl)
+                continue
             heapq.heappush(h, (-V2, i, True))
         return 0.0
+
+    def refine_stuck(t_end):
+        """Cut the stuck leaf that holds the upper end (a few pieces), then re-file it by its new bound."""
+        nb, k, sl = heapq.heappop(stuck)
+        before = sl.splits
+        sl.refine(best["low"] * (1 + rel_gap), best["low"], 2 + sl.splits // 2, t_end)
+        if sl.bound > best["low"] and (sl.splits > before or time.perf_counter() >= t_end):
+            heapq.heappush(stuck, (-sl.bound, k, sl))
+        else:                               # below the lower end, or a piece that cannot be cut: final
+            closed[0] = max(closed[0], sl.bound)
 
     push(0, np.zeros(0), v.copy(), net.v_rad.copy(), None, V0, root=root)
     status = "exhausted"
     t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase,
     share = [0.3]                                     # down to 10% while they do not raise the lower end
-    while heap:
+    while heap or stuck and -stuck[0][0] > best["low"] * (1 + rel_gap):
         now = time.perf_counter()
-        top = -heap[0][0]
-        upper_now = max(top, closed[0], best["low"])
+        top = -heap[0][0] if heap else 0.0
+        top_stuck = -stuck[0][0] if stuck else 0.0
+        upper_now = max(top, top_stuck, closed[0], best["low"])
         tick(upper_now)
         if upper_now <= best["low"] * (1 + rel_gap):
             status = "gap reached"
@@ -255,6 +287,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if nodes[0] >= 10 ** 7:
             status = "node limit"
             break
+        if top_stuck >= top:                # a stuck sphere leaf holds the upper end: cut it further
+            refine_stuck(deadline)
+            continue
         nbd, _, depth, signs, cm, cr, pt, V = heapq.heappop(heap)
         bd = -nbd
         nodes[0] += 1
@@ -291,6 +326,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     t, x, y = res
                     if t <= 1e-9 and net.farkas(idx, sg, y):
                         continue
+                    if t <= 1e-9 and sphere and net.inside_ball(idx, sg):
+                        continue                 # the whole subtree lies strictly inside the ball
                     if t > 1e-10:
                         ch_pt = x
                         if not sphere and net.fvalue(x[None])[0][0] > best["low"]:
@@ -300,7 +337,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
     else:
         status = "exhausted" if time.perf_counter() <= deadline else "time limit"
-    top = -heap[0][0] if heap else 0.0
+    top = max(-heap[0][0] if heap else 0.0, -stuck[0][0] if stuck else 0.0)
     upper = max(top, closed[0], best["low"])
     upper = float(np.nextafter(upper, np.inf))
     if status == "exhausted" and upper > best["low"] * (1 + rel_gap) * (1 + 1e-9):

@@ -121,13 +121,20 @@ class BracketNet:
         return S.astype(bool), ub, Gm, Gr
 
     # ---------- SOCP ----------
-    def socp(self, idx, sg, eq=None, obj=None, tfix=None):
-        """max t s.t. s_j(W_j x + b_j) ≥ t‖W_j‖ (j ∈ idx), ‖x‖ ≤ R, t ≤ 1 (tfix: t fixed, maximise obj·x).
-        Returns (t, x, y) with y the duals of the sign rows."""
-        d, n = self.d, len(idx)
-        W, b = self.W[idx], self.b[idx]
-        rows = [np.hstack([-sg[:, None] * W, (self.nW[idx] if tfix is None else 0 * self.nW[idx])[:, None]])]
-        rhs = [sg * b - (0 if tfix is None else tfix * self.nW[idx])]
+    def socp(self, idx, sg, eq=None, obj=None, tfix=None, cuts=()):
+        """max t s.t. s_j(W_j x + b_j) ≥ t‖W_j‖ (j ∈ idx), ‖x‖ ≤ R, t ≤ 1 (tfix: t fixed, maximise obj·x);
+        ``cuts``: vectors u adding u·x ≥ t‖u‖ (after the sign rows). Returns (t, x, y) with y the duals of the
+        sign rows (and of the cuts)."""
+        d = self.d
+        idx = np.asarray(idx, int)
+        W, b, nw = self.W[idx], self.b[idx], self.nW[idx]
+        if len(cuts):
+            U_ = np.asarray(cuts, float).reshape(-1, d)
+            W, b, nw = np.vstack([W, U_]), np.r_[b, np.zeros(len(U_))], np.r_[nw, np.linalg.norm(U_, axis=1)]
+            sg = np.r_[sg, np.ones(len(U_))]
+        n = len(b)
+        rows = [np.hstack([-sg[:, None] * W, (nw if tfix is None else 0 * nw)[:, None]])]
+        rhs = [sg * b - (0 if tfix is None else tfix * nw)]
         cones = []
         if eq is not None:
             rows.insert(0, np.hstack([eq, 0.0])[None])
@@ -215,12 +222,15 @@ class BracketNet:
         S = np.flatnonzero(y > rel * mx)
         return bool(S.size <= 2 * self.d + 2 and self._certificate_exact(idx, sg, S, y[S] / mx))
 
-    def _basic_kernel_y(self, idx, sg):
+    def _basic_kernel_y(self, idx, sg, r=None):
         """A vertex of {y ≥ 0, Σ y = 1, Σ y_j s_j W_j = 0} minimising Σ y_j s_j b_j, when that minimum is ≤ 0
-        (floats from HiGHS; only a candidate: the certificate is checked exactly)."""
+        (floats from HiGHS; only a candidate: the certificate is checked exactly). ``r``: the rows' offsets to use
+        in the objective instead of b — the zoom's rescaled residuals r_j/κ at the common point, which give the
+        same sign of Σ y_j s_j b_j on the kernel (Σ y_j s_j W_j = 0) but are well scaled for the solver."""
         from scipy.optimize import linprog
 
-        W, b = self.W[np.asarray(idx, int)], self.b[np.asarray(idx, int)]
+        W = self.W[np.asarray(idx, int)]
+        b = self.b[np.asarray(idx, int)] if r is None else np.asarray(r, float)
         Aeq = np.vstack([(sg[:, None] * W).T, np.ones((1, len(idx)))])
         beq = np.r_[np.zeros(self.d), 1.0]
         try:
@@ -324,6 +334,7 @@ class BracketNet:
             # robust candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the
             # exact b).
             if self._try_certificate(rows, sn, -np.asarray(res.ineqlin.marginals, float)) or \
+                    self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn, rf[near] / kappa)) or \
                     self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn)):
                 return "empty", None
             if not t > 0:
@@ -332,15 +343,68 @@ class BracketNet:
             thr = 1e-4 * kappa * nw
         return None
 
-    def sphere_cell_up(self, idx, sg, x_hint):
-        """Proved upper bound of τ = (‖g‖² − (g·x)²)^½ over the closed cell (signs sg on idx, all units) ∩ S:
-        ‖g‖² − t with t ≤ min (g·x)² there from :func:`numerics.rob.bracket_sdp.sphere_cell_bound`
-        (exact g_σ; +inf when the relaxation or its exact check fails)."""
+    def inside_ball(self, idx, sg) -> bool:
+        """Proves that the closed cell (signs sg on idx) meets the closed ball only strictly inside it, so that no
+        open cell with these signs meets the sphere ‖x‖ = R. On the cell ∩ ball, weak duality (:meth:`dual_low`,
+        duals from the SOCPs min h·x there: one Clarabel setup, its objective updated d + 1 times) bounds
+        x_k ≤ hi_k (h = −e_k) and Σ_l x_l ≥ S (h = 1), hence x_k ≥ S − Σ_{l≠k} hi_l; the box of those bounds
+        must lie in the open ball, Σ_k max(|lo_k|, |hi_k|)², rounded up, < R². This is the sphere's decision
+        for the tiny cells of nearly concurrent hyperplanes (a pattern realised only near their common point
+        inside the ball): their SOCP margin is ~0 and no Farkas certificate exists, because the closed cell is
+        not empty. False when a bound fails or the box reaches the sphere (then nothing is decided)."""
+        if not self.hyper_exact:
+            return False
+        d, idx = self.d, np.asarray(idx, int)
+        n = len(idx)
+        A = sp.csc_matrix(np.vstack([-sg[:, None] * self.W[idx], np.zeros((1, d)), -np.eye(d)]))
+        rhs = np.r_[sg * self.b[idx], self.R, np.zeros(d)]
+        cones = [clarabel.NonnegativeConeT(n), clarabel.SecondOrderConeT(d + 1)]
+        st = clarabel.DefaultSettings()
+        st.verbose = False
+        st.presolve_enable = False
+        st.time_limit = max(0.05, min(5.0, self.deadline - time.perf_counter()))
+        P0, zr = sp.csc_matrix((d, d)), np.zeros(d)
+        solver = None
+        lows = []                                      # L_k ≤ h_k·x on the closed cell ∩ ball
+        for k in range(d + 1):
+            h = np.ones(d) if k == d else -np.eye(d)[k]
+            try:
+                if solver is None:
+                    solver = clarabel.DefaultSolver(P0, h, A, rhs, cones, st)
+                else:
+                    solver.update(q=h)
+                sol = solver.solve()
+            except Exception:       # noqa: BLE001 - a failed solve only means no proof
+                return False
+            z = np.array(sol.z)
+            if z.size < n or not np.all(np.isfinite(z)):
+                return False
+            L = self.dual_low(idx, sg, np.maximum(z[:n], 0.0), h, zr)
+            if not math.isfinite(L) or (k < d and -L >= self.R):
+                return False
+            lows.append(L)
+        hi = -np.array(lows[:d])                       # x_k ≤ hi_k
+        tot = float(np.nextafter(math.fsum(hi), np.inf))        # ≥ Σ hi (fsum is correctly rounded)
+        for k in range(d):
+            rest = float(np.nextafter(tot - hi[k], np.inf))      # ≥ Σ_{l≠k} hi_l
+            lo = float(np.nextafter(lows[d] - rest, -np.inf))   # ≤ S − Σ_{l≠k} hi_l ≤ x_k
+            hi[k] = max(abs(hi[k]), abs(lo))
+        return round_up(float(np.sum(round_up(hi * hi)))) < self.R * self.R
+
+    def exact_gradient(self, idx, sg):
+        """g_σ = v + Σ_{j on} α_j as exact rationals (list of fmpq), for the units of idx with sign +1."""
         on = np.zeros(self.m, bool)
         on[np.asarray(idx, int)[np.asarray(sg) > 0]] = True
         G = fmpq_mat(1, self.m, [fmpq(int(t)) for t in on]) * self.Aq
-        gq = [G[0, k] + self.vq[k] for k in range(self.d)]
-        t = sphere_cell_bound(self.Wq, self.bq, gq, idx, sg, x_hint,
+        return [G[0, k] + self.vq[k] for k in range(self.d)]
+
+    def sphere_cell_up(self, idx, sg, x_hint, cuts=(), gq=None):
+        """Proved upper bound of τ = (‖g‖² − (g·x)²)^½ over the closed cell (signs sg on idx, all units) ∩ S
+        (∩ {u·x ≥ 0, u ∈ cuts}): ‖g‖² − t with t ≤ min (g·x)² there from
+        :func:`numerics.rob.bracket_sdp.sphere_cell_bound` (exact g_σ; +inf when the relaxation or its exact
+        check fails)."""
+        gq = self.exact_gradient(idx, sg) if gq is None else gq
+        t = sphere_cell_bound(self.Wq, self.bq, gq, idx, sg, x_hint, cuts=cuts,
                               time_limit=min(2.0, max(0.05, self.deadline - time.perf_counter())))
         if t is None:
             return math.inf

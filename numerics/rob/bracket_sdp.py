@@ -125,15 +125,20 @@ def _solve(g, Aw, c, pairs, gg, time_limit):
     return y[0], y[1], np.maximum(y[2:2 + n], 0.0), np.maximum(y[2 + n:], 0.0)
 
 
-def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0):
+def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0, cuts=()):
     """A proved lower bound t (fmpq) of min (g·x)² over the closed cell {s_j(W_j·x + b_j) ≥ 0, j ∈ idx} ∩ S,
     or None. Wq (fmpq_mat m × d), bq (list of fmpq), gq (list of fmpq, the exact gradient), sg (±1 floats);
-    ``x_hint``: a point of the cell (the products are taken among the constraints tightest there)."""
+    ``x_hint``: a point of the cell (the products are taken among the constraints tightest there). ``cuts``:
+    float vectors u (exact binary rationals) adding the constraints u·x ≥ 0, a piece of the cell cut by
+    hyperplanes through the origin (:func:`refine_sphere_cell`); they always enter the products."""
     idx = np.asarray(idx, int)
-    n, d = len(idx), len(gq)
-    Wf = np.array([[float(Fraction(int(Wq[int(j), k].p), int(Wq[int(j), k].q))) for k in range(d)] for j in idx])
-    bf = np.array([float(Fraction(int(bq[int(j)].p), int(bq[int(j)].q))) for j in idx])
-    s = np.asarray(sg, float)
+    n0, d = len(idx), len(gq)
+    cuts = [np.asarray(u, float) for u in cuts]
+    Wf = np.array([[float(Fraction(int(Wq[int(j), k].p), int(Wq[int(j), k].q))) for k in range(d)] for j in idx]
+                  + [list(u) for u in cuts]).reshape(n0 + len(cuts), d)
+    bf = np.array([float(Fraction(int(bq[int(j)].p), int(bq[int(j)].q))) for j in idx] + [0.0] * len(cuts))
+    s = np.r_[np.asarray(sg, float), np.ones(len(cuts))]
+    n = n0 + len(cuts)
     Aw, c = s[:, None] * Wf, s * bf
     nrm = np.maximum(np.linalg.norm(Aw, axis=1), 1e-300)
     Aw, c = Aw / nrm[:, None], c / nrm               # scaled rows: the same constraints, better conditioned
@@ -144,6 +149,7 @@ def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0):
     sel = np.arange(n)
     if n > MAX_RLT:
         slack = Aw @ x_hint + c if x_hint is not None else np.abs(c)
+        slack[n0:] = -np.inf                           # the cuts first
         sel = np.sort(np.argsort(slack, kind="stable")[:MAX_RLT])
     pairs = [(int(sel[a]), int(sel[b])) for a in range(len(sel)) for b in range(a + 1, len(sel))]
     res = _solve(g, Aw, c, pairs, gg, time_limit)
@@ -159,6 +165,8 @@ def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0):
         sj = 1 if s[r] > 0 else -1
         row = [sj * bq[int(j)] * scale[r]] + [sj * Wq[int(j), k] * scale[r] for k in range(d)]
         Lq.append(row)
+    for r, u in enumerate(cuts, start=n0):
+        Lq.append([fmpq(0)] + [_q(t) * scale[r] for t in u])
     D = d + 1
     base = np.zeros((D, D))
     base[1:, 1:] = np.outer(g, g)
