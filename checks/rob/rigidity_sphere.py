@@ -33,6 +33,7 @@ from checks.evidence.tol import TOL
 from checks.rob import cases, oracles, strategies
 from checks.rob.exact_values import near_tie_property, single_unit_property, width2n_property
 from checks.rob.properties import (
+    RoutineCrashed,
     checked_lipschitz,
     crash_is_a_hit,
     degenerate_rigidity_property,
@@ -159,6 +160,37 @@ def probe_s2_property(budget: int = 40) -> Property:
                     from_json=lambda c: c, budget=budget)
 
 
+# ------------------------------------------------------------------------ the bracket on degenerate S² nets
+def _bracket_margin(case):
+    """The certified branch and bound (:func:`numerics.rob.bracket.certified_bracket`, called directly: lipschitz
+    itself would take the exact S² path) against the exact S² constant: both ends must hold, decided exactly
+    (Lip² is a + b√D). Concurrent and tangent kinks are the inputs where the sphere bracket decides tiny cells
+    (``BracketNet.inside_ball``) and cuts stuck leaves (``numerics.rob.bracket_sphere``)."""
+    from numerics.rob.bracket import certified_bracket
+
+    W, b, a, v, _c = strategies.case_float(case)
+    L = checked_lipschitz((W, b, a, v, 0.0), rob.Sphere(3), time_limit=20)
+    if not L.exact:
+        raise NotApplicable("no exact S² constant to judge against")
+    try:
+        br = certified_bracket(W, b, a, v, sphere=True, rel_gap=0.01, time_limit=5)
+    except Exception as exc:  # noqa: BLE001 - a crash on a valid net is a hit
+        raise RoutineCrashed(f"{type(exc).__name__}: {exc}") from exc
+    lo = rob.exact.QNum(Fraction(br.lower) ** 2).cmp(L.value2)
+    up = rob.exact.QNum(Fraction(br.upper) ** 2).cmp(L.value2)
+    return 1.0 if lo > 0 or up < 0 else -1.0
+
+
+def bracket_vs_s2_property(budget: int = 40) -> Property:
+    """The certified bracket on S² contains the exact constant, on degenerate nets (concurrent, tangent,
+    nearly parallel, nested kinks, near triple points)."""
+    kinds = weighted_kinds(3, True, {"through_point": 4, "tangent": 2, "near_parallel": 1, "nested": 1})
+    strat = st.one_of(strategies.degenerate_nets(3, sphere=True, m_max=8, kinds=kinds), near_triple(3, sphere=True))
+    return Property(name="rob.lipschitz/bracket_vs_s2", strategy=strat, screen=crash_is_a_hit(_bracket_margin),
+                    confirm=crash_is_a_hit(_bracket_margin), to_json=lambda c: c, from_json=lambda c: c,
+                    budget=budget)
+
+
 PROPERTIES = (rigidity_property("rob.rigidity_sphere/d3", 3, sphere=True, budget=160),
               # d = 4: exact when the caps are disjoint, else against the certified upper end (still sound)
               rigidity_property("rob.rigidity_sphere/d4", 4, sphere=True, budget=60),
@@ -167,7 +199,7 @@ PROPERTIES = (rigidity_property("rob.rigidity_sphere/d3", 3, sphere=True, budget
               # equality cases and exact values (checks.rob.exact_values): a single unit, ratio exactly 1 at t = 0,
               # v = −αu/2; the width-2n interpolant with disjoint caps, Lip = √((2−s)/s) and ratio exactly 1/2
               single_unit_property(3, sphere=True), single_unit_property(4, sphere=True), width2n_property(3),
-              width2n_property(5), near_tie_property(3, sphere=True))
+              width2n_property(5), near_tie_property(3, sphere=True), bracket_vs_s2_property())
 
 
 # ------------------------------------------------------------------------------------------ levels

@@ -23,6 +23,9 @@ as float64 rounds them          R²: each bracket at rel_gap 0 contains the exac
 tangent, repeated and opposite  d = 6: the certified bracket contains the brute force's exact value; its lower
 hyperplanes in B_1              end is re-proved from its witness (a rational point inside the ball, its pattern
                                 exact, ‖g‖ ≥ lower)
+a simplex cell with its vertex   ``BracketNet.inside_ball`` (a cell never meets the sphere) against the exact
+on / just off S² at ±e₁          maximum of ‖x‖² over its vertices: "inside" only where that is < 1, and said at
+                                the vertex 4/1024 inside
 two exactly tangent caps on S³   the cap-overlap bracket (the pair decided in rationals) contains the disjoint-caps
                                 closed form, and closes on it to 1e-9
 counts at their thresholds      ``occupancy`` with u·x_i = t exactly and ``well_served`` with y_i f_i = ε/4
@@ -213,6 +216,47 @@ def _tangent_caps() -> dict:
             "lower": B.lower if B else None, "upper": B.upper if B else None, "ok": bool(ok)}
 
 
+def _inside_ball_ties() -> dict:
+    """A small simplex cell: a cone at the vertex q = ±(1 + k/1024)·e₁ opening towards the centre, cut at depth
+    2⁻¹² — its vertex on the sphere exactly (k = 0), just outside (k = 1), just inside (k = −4). Everything is
+    dyadic, so the floats are the exact net. ``BracketNet.inside_ball`` (the sphere bracket's proof that a cell
+    never meets S) against the exact maximum of ‖x‖² over the simplex's four vertices (Fractions): it may say
+    "inside" only where that maximum is < 1, and must say it at k = −4 (its box is tight enough there). A box
+    that forgot the coordinates' lower bounds would call the cells at −e₁ inside."""
+    import time
+
+    from numerics.rob.bracket_net import BracketNet
+
+    rows = []
+    for sgn in (1, -1):
+        for k in (0, 1, -4):
+            q = [sgn * (1 + F(k, 1024)), F(0), F(0)]
+            W = [[F(-sgn), F(1), F(0)], [F(-sgn), F(-1), F(1, 2)], [F(-sgn), F(0), F(-1)], [F(sgn), F(0), F(0)]]
+            b = [-sum((W[i][c] * q[c] for c in range(3)), F(0)) for i in range(3)] + [-sgn * q[0] + F(1, 4096)]
+            verts = [q]                                   # q and the cone's three edges cut by the fourth plane
+            for drop in range(3):
+                keep = [i for i in range(4) if i != drop]
+                verts.append(_solve3([W[i] for i in keep], [-b[i] for i in keep]))
+            exact_inside = max(sum(t * t for t in x) for x in verts) < 1
+            net = BracketNet(np.array([[float(t) for t in r] for r in W]), np.array([float(t) for t in b]),
+                             np.ones(4), np.zeros(3), True, 1.0, exact=(W, b, [F(1)] * 4, [F(0)] * 3))
+            net.deadline = time.perf_counter() + 30
+            said = bool(net.inside_ball(np.arange(4), np.ones(4)))
+            rows.append({"vertex_x1": float(q[0]), "exact_inside": exact_inside, "said_inside": said,
+                         "ok": (not said or exact_inside) and (said or k != -4)})
+    return {"case": "S²: a simplex cell with its vertex on, just outside and just inside the sphere at ±e₁ "
+                    "(inside_ball)", "rows": rows, "ok": all(r["ok"] for r in rows)}
+
+
+def _solve3(A, rhs):
+    """The solution of a 3×3 system in Fractions (Cramer's rule)."""
+    def det(M):
+        return (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0])
+                + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]))
+    D = det(A)
+    return [det([[rhs[i] if j == c else A[i][j] for j in range(3)] for i in range(3)]) / D for c in range(3)]
+
+
 def _count_ties() -> dict:
     X = [[F(3, 5), F(4, 5)], [F(1), F(0)], [F(0), F(1)], [F(-3, 5), F(4, 5)]]
     u, t = [F(1), F(0)], F(3, 5)   # u·x₀ = t exactly
@@ -242,8 +286,8 @@ def _arc_wrap() -> dict:
             "ok": fd <= L * (1 + 1e-9) and (L - fd) / L <= 1e-4}
 
 
-CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps, _count_ties,
-         _arc_wrap)
+CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
+         _inside_ball_ties, _count_ties, _arc_wrap)
 
 
 def level_F(ctx: Context) -> Outcome:
