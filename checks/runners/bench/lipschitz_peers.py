@@ -134,7 +134,8 @@ def _rss_mb() -> float:
 # (domain, d, m, arrangement, suite time limit in s)
 GRID_FULL = (("ball", 32, 64, "random", 60.0), ("ball", 32, 256, "random", 60.0),
              ("sphere", 32, 256, "random", 60.0), ("sphere", 32, 128, "cancelling", 60.0),
-             ("ball", 16, 48, "concurrent", 60.0), ("ball", 32, 1024, "random", 120.0))
+             ("ball", 16, 48, "concurrent", 60.0), ("sphere", 16, 48, "concurrent", 60.0),
+             ("sphere", 5, 24, "concurrent", 60.0), ("ball", 32, 1024, "random", 120.0))
 GRID_QUICK = (("ball", 8, 12, "random", 5.0), ("sphere", 8, 12, "cancelling", 5.0))
 
 
@@ -186,9 +187,9 @@ def markdown(rec: dict) -> list[str]:
            "The suite's certified bracket against LipSDP (cvxpy; global constant, a float), the exact MIP on SCIP "
            "(its primal/dual bracket after the suite's time), the naive product bound and the author's sampling "
            "(a lower end). Relative gap = upper/lower − 1.", "",
-           "| domain | d | m | arrangement | suite [lower, upper] | gap | s | LipSDP | s | MIP [primal, dual] | s | "
-           "naive | sampled |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| domain | d | m | arrangement | suite [lower, upper] | gap | status | s | LipSDP | s | MIP [primal, dual] "
+           "| s | naive | sampled |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     def cell(r, k, fmt="{:.4g}"):
         x = r.get(k)
         return "—" if x is None or (isinstance(x, float) and not math.isfinite(x)) else fmt.format(x)
@@ -197,7 +198,8 @@ def markdown(rec: dict) -> list[str]:
         def f(k, fmt="{:.4g}", r=r):
             return cell(r, k, fmt)
         out.append(f"| {r['domain']} | {r['d']} | {r['m']} | {r['arrangement']} | [{r['suite_lower']:.4f}, "
-                   f"{r['suite_upper']:.4f}] | {100 * r['suite_gap']:.2f}% | {r['suite_seconds']:.1f} | "
+                   f"{r['suite_upper']:.4f}] | {100 * r['suite_gap']:.2f}% | {r.get('suite_status', '—')} | "
+                   f"{r['suite_seconds']:.1f} | "
                    f"{f('lipsdp')} | {f('lipsdp_seconds', '{:.1f}')} | "
                    + (f"[{f('mip_lower')}, {f('mip_upper')}]" if "mip_lower" in r else "—")
                    + f" | {f('mip_seconds', '{:.1f}')} | {r['naive']:.4g} | {r['sampled']:.4g} |")

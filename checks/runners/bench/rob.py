@@ -225,9 +225,8 @@ def certified_rows(seed: int = 0, quick: bool = False, log=print, allot_s: float
 # ------------------------------------------------------------------------------------- lipschitz_peers
 def peers_section(bench: Bench):
     """The "Certified Lipschitz" table against LipSDP, SCIP, naive and sampling (json key ``lipschitz_peers``,
-    :mod:`checks.runners.bench.lipschitz_peers`). The full grid needs ~20 min: a run without that much budget left runs
-    the
-    quick grid and says so."""
+    :mod:`checks.runners.bench.lipschitz_peers`). The full grid needs ~25 min: a run without that much budget left runs
+    the quick grid and says so."""
     from checks.runners.bench import lipschitz_peers as lp
 
     left = bench.deadline - time.perf_counter()

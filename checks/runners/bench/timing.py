@@ -48,6 +48,68 @@ def interleaved(
     return {k: statistics.median(v) for k, v in times.items()}, outs
 
 
+def _child_loop(conn, fn, args, threads):
+    """The child of :class:`ChildCall`: on each "run", fn(*args) timed here (wall and CPU), sent back."""
+    if threads is not None:
+        from checks.runners.bench.resources import set_threads
+
+        set_threads(threads)
+    while True:
+        msg = conn.recv()
+        if msg != "run":
+            return
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            val = fn(*args)
+        except Exception as exc:  # noqa: BLE001 - sent back and raised in the parent
+            conn.send((False, f"{type(exc).__name__}: {exc}", 0.0, 0.0))
+            continue
+        conn.send((True, val, time.perf_counter() - t0, time.process_time() - c0))
+
+
+class ChildCall:
+    """fn(*args) run and timed in a separate (spawned) process, for a peer whose large allocations would otherwise
+    disturb the other contender's timing in an interleaved pair (glibc hands the freed pages back and the next call
+    of the other contender faults them in again). ``times`` holds the last call's (wall, CPU) seconds as measured
+    in the child, which :func:`paired` uses instead of its own clock (that would add the pipe's round trip and see
+    no CPU time). fn and args must pickle. ``close()`` ends the child (also on garbage collection)."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, threads: int | None = None):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_child_loop, args=(child, fn, args, threads), daemon=True)
+        self._proc.start()
+        child.close()
+        self.times: tuple[float, float] | None = None
+
+    def __call__(self) -> Any:
+        self._conn.send("run")
+        ok, val, wall, cpu = self._conn.recv()
+        if not ok:
+            raise RuntimeError(f"in the child process: {val}")
+        self.times = (wall, cpu)
+        return val
+
+    def close(self) -> None:
+        if self._proc.is_alive():
+            try:
+                self._conn.send("stop")
+            except (BrokenPipeError, OSError):
+                pass
+            self._proc.join(timeout=10)
+            if self._proc.is_alive():
+                self._proc.kill()
+        self._conn.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
 # A median of per-pair ratios is a headline only when the pairs agree this well: max/min of the per-pair ratios.
 # On this 2-core machine shared by several jobs, single timings move by 1.5× between neighbours (issue 14: the
 # headline moved from 115× to 59× between runs); a factor of 2 between the extreme pairs means the load, not the
@@ -68,7 +130,8 @@ def paired(
     min and max ratio, the median wall and CPU times, the load average before and after, and ``headline``: False
     with the reason when the spread max/min exceeds ``SPREAD_MAX`` or fewer than 2 pairs ran.
 
-    ``deadline`` (a ``time.perf_counter`` value): no new round starts after it (at least one always runs).
+    ``deadline`` (a ``time.perf_counter`` value): no new round starts after it (at least one always runs). A
+    contender that is a :class:`ChildCall` runs in its own process and is timed there.
     """
     outs: dict[str, Any] = {}
     rec: dict[str, dict[str, list[float]]] = {k: {"r": [], "t": [], "c": [], "tb": [], "rc": []} for k in others}
@@ -83,6 +146,8 @@ def paired(
                 t0, c0 = time.perf_counter(), time.process_time()
                 outs[name] = fn()
                 got[name] = (time.perf_counter() - t0, time.process_time() - c0)
+                if isinstance(fn, ChildCall):       # timed where it ran, without the pipe
+                    got[name] = fn.times
             rec[k]["r"].append(got[k][0] / got["base"][0])
             rec[k]["rc"].append(got[k][1] / max(got["base"][1], 1e-9))
             rec[k]["t"].append(got[k][0])
