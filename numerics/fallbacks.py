@@ -24,6 +24,9 @@ SITES = {
     "rob.s2/locate_exact": "S² arrangement: a point whose arc the float position cannot decide, located exactly",
     "rob.cap_graph/overlap_exact": "S^{d−1} cap-overlap graph: whether two open caps meet, when the interval test "
                                    "cannot tell (exactly tangent caps), decided in rationals",
+    "flat.duality/unique_exact": "flattest outer weights: a square Φ̄ (as many live directions as samples) whose "
+                                 "float certificate falls short (near-duplicate samples): nonsingular in exact "
+                                 "rationals, so the interpolator is unique; solved exactly, Υ* enclosed in arb",
     "rob.lemmas/op_compare_exact": "Op against a threshold c that its certified enclosure contains (Op = c exactly): "
                                    "cI − XᵀX tested for definiteness in exact rationals",
 }

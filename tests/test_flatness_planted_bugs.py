@@ -137,10 +137,11 @@ def test_certificate_survives_the_real_solver_but_for_the_known_gap_shortfall(tm
     assert got.gap > 1e-8 * abs(got.value), res.counterexample  # the known shortfall, and nothing else
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: near-duplicate samples (σ_min(X) = 5e-11); the dual is "
-                   "now certified in arb (rel. gap 0.21 → 1.7e-7), the rest is the float64 primal: b interpolating "
-                   "to 2e-16 is uncertain by ~4e-6 along the near-null direction")
 def test_the_certificate_reaches_the_claims_gap_on_near_duplicate_samples():
+    """Was a known limit (xfail): on near-duplicate samples (σ_min(Φ̄) = 5e-11) the float solvers stop on Φ̄'s
+    near-null line and the arb-certified dual fell 1.7e-7 short. With as many live directions as samples the
+    interpolator is unique: Φ̄ is nonsingular in rationals, b* is solved exactly, and Υ* = Υ(b*) is enclosed in arb
+    (the fall-back ``flat.duality/unique_exact``)."""
     from checks.flat.duality import _interpolator
     from checks.flat.strategies import FlatCase
     from numerics import flat
@@ -149,6 +150,7 @@ def test_the_certificate_reaches_the_claims_gap_on_near_duplicate_samples():
     res = flat.flattest_outer_weights(case.Theta, case.X, _interpolator(case), case.act)
     assert res.interpolation_residual < 1e-12  # the weights interpolate: only the certificate falls short
     assert res.gap <= 1e-8 * abs(res.value), f"stated gap {res.gap:.3g} at value {res.value:.6g}"
+    assert "unique interpolator" in res.solver
 
 
 def test_derivative_with_the_wrong_sign_is_caught(monkeypatch, tmp_path):

@@ -28,6 +28,8 @@ on / just off S² at ±e₁          maximum of ‖x‖² over its vertices: "in
                                 the vertex 4/1024 inside
 two exactly tangent caps on S³   the cap-overlap bracket (the pair decided in rationals) contains the disjoint-caps
                                 closed form, and closes on it to 1e-9
+near-duplicate samples, square   flattest weights: the certificate against Υ of the unique interpolator, solved
+Φ̄ (σ_min 5e-11)                 in rationals by SymPy and evaluated in mpmath: dual ≤ Υ* ≤ value, gap ≤ 1e-8
 counts at their thresholds      ``occupancy`` with u·x_i = t exactly and ``well_served`` with y_i f_i = ε/4
                                 exactly: equal to the definition's count in Fractions
 an arc across 0 = 2π            S¹ kinks exactly at angle 0: the exact constant against finite differences of
@@ -248,6 +250,32 @@ def _inside_ball_ties() -> dict:
                     "(inside_ball)", "rows": rows, "ok": all(r["ok"] for r in rows)}
 
 
+def _flat_near_duplicate() -> dict:
+    """flat: two samples 7e-11 apart, as many directions as samples (σ_min(Φ̄) = 5e-11; found by the flat.duality
+    falsifier). The flattest weights' certificate against Υ of the unique interpolator solved by SymPy in rationals
+    from the same float Φ̄ and evaluated in mpmath at 50 digits: dual ≤ Υ* ≤ value and the gap within 1e-8."""
+    import mpmath
+    import sympy as sp
+
+    from numerics import flat
+    from numerics.flat.duality import invariant_form
+
+    Theta, X = np.array([[0.0, 1.0], [1.0, 1.0]]), np.array([[7.158767607628488e-11, 1.0], [0.0, 1.0]])
+    y = flat.network(np.array([0.0, 1.0]), Theta, X, "quadratic")
+    res = flat.flattest_outer_weights(Theta, X, y, "quadratic")
+    inv = invariant_form(Theta, X, flat.get_activation("quadratic"))
+    A = sp.Matrix([[sp.Rational(F(float(t))) for t in row] for row in inv.Phibar])
+    bs = A.LUsolve(sp.Matrix([sp.Rational(F(float(t))) for t in y]))
+    with mpmath.workdps(50):
+        p = mpmath.mpf(F(float(inv.p)).numerator) / F(float(inv.p)).denominator
+        ups = mpmath.fsum(mpmath.mpf(F(float(o)).numerator) / F(float(o)).denominator
+                          * abs(mpmath.mpf(sp.Rational(t).p) / sp.Rational(t).q) ** p for o, t in zip(inv.omega, bs,
+                                                                                                        strict=True))
+        ok = res.dual_value <= ups <= res.value * (1 + 1e-15) and res.gap <= 1e-8 * res.value
+    return {"case": "flat: near-duplicate samples, square Φ̄ (flattest weights' certificate)", "value": res.value,
+            "dual": res.dual_value, "exact": float(ups), "rel_gap": res.rel_gap, "ok": bool(ok)}
+
+
 def _solve3(A, rhs):
     """The solution of a 3×3 system in Fractions (Cramer's rule)."""
     def det(M):
@@ -287,7 +315,7 @@ def _arc_wrap() -> dict:
 
 
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
-         _inside_ball_ties, _count_ties, _arc_wrap)
+         _inside_ball_ties, _flat_near_duplicate, _count_ties, _arc_wrap)
 
 
 def level_F(ctx: Context) -> Outcome:

@@ -123,6 +123,44 @@ def dual_objective_arb(nu, Phibar, y, omega, p: float) -> float:
         return f if math.isfinite(f) else -math.inf
 
 
+UNIQUE_EXACT_MAX_N = 60   # the exact n × n solve of the unique-interpolator fall-back (flint fmpq) up to this n
+
+
+def _unique_interpolator_exact(Phi, y, om, p):
+    """Φ̄ (n × n, the float data taken exactly) nonsingular in rationals: the one b* with Φ̄b* = y. Returns (b* rounded
+    to float64, a certified lower bound of Υ(b*) = Σ_j ω_j|b*_j|^p = Υ*, from arb), or None when Φ̄ is singular.
+    The exact fall-back behind :func:`flattest_outer_weights` when its float certificate falls short there."""
+    from fractions import Fraction
+
+    from flint import arb, ctx, fmpq, fmpq_mat
+
+    from numerics.fallbacks import reach
+
+    reach("flat.duality/unique_exact")
+    n = Phi.shape[0]
+
+    def q(x):
+        f = Fraction(float(x))
+        return fmpq(f.numerator, f.denominator)
+
+    A = fmpq_mat(n, n, [q(Phi[i, j]) for i in range(n) for j in range(n)])
+    if A.det() == 0:
+        return None
+    bq = A.solve(fmpq_mat(n, 1, [q(t) for t in y]))
+    b = np.array([float(Fraction(int(bq[j, 0].p), int(bq[j, 0].q))) for j in range(n)])
+    with ctx.workprec(256):
+        P = arb(fmpq(*Fraction(float(p)).as_integer_ratio()))
+        tot = arb(0)
+        for j in range(n):
+            if bq[j, 0] != 0:
+                tot += arb(q(om[j])) * abs(arb(bq[j, 0])) ** P
+        lo = tot.lower()
+        f = float(lo.mid()) - float(lo.rad())
+        while not arb(f) <= lo:
+            f = float(np.nextafter(f, -math.inf))
+    return b, f
+
+
 def _polish_dual_mp(nu, Phi, y, om, p, dps: int = 60, steps: int = 8):
     """Newton on the dual (p > 1) in mpmath at ``dps`` digits from the float data taken exactly. Returns (ν, b): ν
     rounded to float64 (the certificate is then evaluated at that float ν) and the KKT primal b(ν) rounded to
@@ -520,6 +558,17 @@ def flattest_outer_weights(Theta, X, y, activation, *, method: FlattestMethod = 
                         b, value = b_p, val_p
                         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                             a_ = np.where(b == 0, 0.0, b / inv.norms**act.c)
+    if value - dual > 1e-8 * abs(value) and live.size == n and n <= UNIQUE_EXACT_MAX_N:
+        # a square Φ̄ (live directions = samples) that is exactly nonsingular has one interpolator: Υ* is its Υ, and
+        # the float solvers, on a nearly singular Φ̄ (near-duplicate samples), stop on its near-null line
+        uq = _unique_interpolator_exact(Phi, v["y"], om, p)
+        if uq is not None:
+            b = np.zeros(m)
+            b[live], dual = uq
+            value = float(np.sum(inv.omega * np.abs(b) ** p))
+            solver += "; the unique interpolator, solved exactly (Φ̄ square, nonsingular in rationals)"
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                a_ = np.where(b == 0, 0.0, b / inv.norms**act.c)
     resid = float(np.max(np.abs(network(a_, v["Theta"], v["X"], act) - v["y"])))
     return FlattestResult(a_, b, value, dual, nu, p, inv.omega, resid, solver,
                           {"rank": int(rank), "rank_check": rank_how, "live": int(live.size)})
