@@ -23,6 +23,8 @@ as float64 rounds them          R²: each bracket at rel_gap 0 contains the exac
 tangent, repeated and opposite  d = 6: the certified bracket contains the brute force's exact value; its lower
 hyperplanes in B_1              end is re-proved from its witness (a rational point inside the ball, its pattern
                                 exact, ‖g‖ ≥ lower)
+two caps meeting in a lens of    the overlap graph has the edge (decided in rationals) and the cap-graph bracket
+width 2⁻⁶⁰ on S²                  contains the exact S² constant
 a simplex cell with its vertex   ``BracketNet.inside_ball`` (a cell never meets the sphere) against the exact
 on / just off S² at ±e₁          maximum of ‖x‖² over its vertices: "inside" only where that is < 1, and said at
                                 the vertex 4/1024 inside
@@ -285,6 +287,28 @@ def _solve3(A, rhs):
     return [det([[rhs[i] if j == c else A[i][j] for j in range(3)] for i in range(3)]) / D for c in range(3)]
 
 
+def _thin_lens() -> dict:
+    """S²: caps {x₁ > 3/5} and {(−3/5, 4/5, 0)·x > 7/25 − 2⁻⁶⁰}, a lens of width ~2⁻⁶⁰ (tangent at 0): the overlap
+    graph must have the edge (decided in rationals: the float enclosure cannot resolve it), and the cap-graph
+    bracket must contain the exact S² constant, whose cell the lens is."""
+    from numerics.rob.canonical import canonicalize
+    from numerics.rob.cap_graph import cap_graph_bracket, overlap_graph
+    from numerics.rob.sphere2 import lipschitz_s2
+
+    eps = F(1, 2 ** 60)
+    net = ([[F(1), F(0), F(0)], [F(-3, 5), F(4, 5), F(0)]], [F(-3, 5), -(F(7, 25) - eps)], [F(5), F(-7)],
+           [F(1, 3), F(0), F(0)], F(0))
+    cf = canonicalize(net, rob.Sphere(3))
+    form = (list(cf.Wq), list(cf.bq), list(cf.aq), list(cf.vq))
+    adj, n_exact = overlap_graph(form[0], form[1])
+    ex = lipschitz_s2(*form)
+    br = cap_graph_bracket(*form)
+    contains = E.QNum(F(br.lower) ** 2).cmp(ex.value2) <= 0 <= E.QNum(F(br.upper) ** 2).cmp(ex.value2)
+    return {"case": "S²: two caps meeting in a lens of width 2⁻⁶⁰ (cap-overlap graph)", "edge": bool(any(adj)),
+            "exact_decisions": int(n_exact), "lower": br.lower, "upper": br.upper, "exact": float(ex.value2.a),
+            "ok": bool(any(adj) and contains)}
+
+
 def _count_ties() -> dict:
     X = [[F(3, 5), F(4, 5)], [F(1), F(0)], [F(0), F(1)], [F(-3, 5), F(4, 5)]]
     u, t = [F(1), F(0)], F(3, 5)   # u·x₀ = t exactly
@@ -315,7 +339,7 @@ def _arc_wrap() -> dict:
 
 
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
-         _inside_ball_ties, _flat_near_duplicate, _count_ties, _arc_wrap)
+         _thin_lens, _inside_ball_ties, _flat_near_duplicate, _count_ties, _arc_wrap)
 
 
 def level_F(ctx: Context) -> Outcome:
