@@ -181,11 +181,30 @@ def _bracket_margin(case):
     return 1.0 if lo > 0 or up < 0 else -1.0
 
 
+@st.composite
+def with_cancelling_partners(draw, base):
+    """A degenerate net with exactly cancelling partners added: unit j = λ·unit i shifted by ε (W_j = λW_i,
+    b_j = λ(b_i + ε), a_j = −a_i/λ, λ a power of two so that the float net has the structure exactly). The pair's
+    on-sets are nested and its gradients are {0, α_outer}: the bracket's node bound keeps one generator for it."""
+    case = dict(draw(base))
+    W, b, a = [list(map(float, w)) for w in case["W"]], list(map(float, case["b"])), list(map(float, case["a"]))
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(W) - 1))
+        lam = draw(st.sampled_from([1.0, 2.0, 0.5]))
+        eps = draw(st.sampled_from([1e-3, 2.0 ** -30, 0.25, -0.1, 0.0]))
+        W.append([lam * t for t in W[i]])
+        b.append(lam * (b[i] + eps))
+        a.append(-a[i] / lam)
+    case.update(W=W, b=b, a=a, kind=f"{case.get('kind')}+cancelling")
+    return case
+
+
 def bracket_vs_s2_property(budget: int = 40) -> Property:
     """The certified bracket on S² contains the exact constant, on degenerate nets (concurrent, tangent,
-    nearly parallel, nested kinks, near triple points)."""
+    nearly parallel, nested kinks, near triple points, exactly cancelling partners)."""
     kinds = weighted_kinds(3, True, {"through_point": 4, "tangent": 2, "near_parallel": 1, "nested": 1})
-    strat = st.one_of(strategies.degenerate_nets(3, sphere=True, m_max=8, kinds=kinds), near_triple(3, sphere=True))
+    base = strategies.degenerate_nets(3, sphere=True, m_max=6, kinds=kinds)
+    strat = st.one_of(base, near_triple(3, sphere=True), with_cancelling_partners(base))
     return Property(name="rob.lipschitz/bracket_vs_s2", strategy=strat, screen=crash_is_a_hit(_bracket_margin),
                     confirm=crash_is_a_hit(_bracket_margin), to_json=lambda c: c, from_json=lambda c: c,
                     budget=budget)

@@ -30,6 +30,8 @@ on / just off S² at ±e₁          maximum of ‖x‖² over its vertices: "in
                                 the vertex 4/1024 inside
 two exactly tangent caps on S³   the cap-overlap bracket (the pair decided in rationals) contains the disjoint-caps
                                 closed form, and closes on it to 1e-9
+cancelling units on parallel     the bracket's node-bound generators for the pair against its slopes along the
+hyperplanes, offsets 0 … ⅛       common normal (exact): every slope a 0/1 sum of the kept generators
 near-duplicate samples, square   flattest weights: the certificate against Υ of the unique interpolator, solved
 Φ̄ (σ_min 5e-11)                 in rationals by SymPy and evaluated in mpmath: dual ≤ Υ* ≤ value, gap ≤ 1e-8
 counts at their thresholds      ``occupancy`` with u·x_i = t exactly and ``well_served`` with y_i f_i = ε/4
@@ -309,6 +311,40 @@ def _thin_lens() -> dict:
             "ok": bool(any(adj) and contains)}
 
 
+def _cancelling_pairs() -> dict:
+    """Exactly cancelling units on parallel hyperplanes: partner k = λ·unit j shifted by ε (λ ∈ {1, 2, ½}, ε ∈ {0,
+    2⁻⁴⁰, ⅛, −⅛}, a_k = −a_j/λ). The bracket's node bound keeps, while both are free, the generators
+    ``BracketNet.free_generators`` leaves; against the definition: along the common normal the pair's slope
+    a_j·1[λ_j z + b_j > 0]·λ_j + a_k·1[…] takes, between and beyond its breakpoints (exact rationals), values that must
+    all be sums of the kept generators (coefficients 0/1). ε = 0 is the tie: coincident hyperplanes, the pair is 0
+    everywhere and both units go."""
+    from numerics.rob.bracket_net import BracketNet
+
+    rows, ok = [], True
+    base_w, base_b, base_a = [F(1), F(-2), F(1, 2)], F(1, 5), F(3)
+    for lam in (F(1), F(2), F(1, 2)):
+        for eps in (F(0), F(1, 2 ** 40), F(1, 8), F(-1, 8)):
+            W = [base_w, [lam * t for t in base_w]]
+            b = [base_b, lam * (base_b + eps)]
+            a = [base_a, -base_a / lam]
+            net = BracketNet(np.array([[float(t) for t in r] for r in W]), np.array([float(t) for t in b]),
+                             np.array([float(t) for t in a]), np.zeros(3), False, 1.0, exact=(W, b, a, [F(0)] * 3))
+            kept = [int(j) for j in net.free_generators(np.arange(2))]
+            # slopes of the pair along z = u·x (u = base_w), exactly: unit j = λ_j z + b_j, λ₀ = 1, λ₁ = lam
+            lams = [F(1), lam]
+            cuts = sorted({-b[0] / lams[0], -b[1] / lams[1]})
+            zs = [cuts[0] - 1] + [(x + y) / 2 for x, y in zip(cuts, cuts[1:], strict=False)] + [cuts[-1] + 1]
+            slopes = {sum((a[j] * lams[j] for j in range(2) if lams[j] * z + b[j] > 0), F(0)) for z in zs}
+            gens = [a[j] * lams[j] for j in kept]
+            sums = {F(0)} | {g for g in gens} | ({sum(gens, F(0))} if gens else set())
+            good = slopes <= sums
+            ok &= good
+            rows.append({"lam": str(lam), "eps": str(eps), "kept": kept, "slopes": sorted(map(str, slopes)),
+                         "ok": bool(good)})
+    return {"case": "exactly cancelling pairs on parallel hyperplanes (the node bound's generators)", "rows": rows,
+            "ok": bool(ok)}
+
+
 def _count_ties() -> dict:
     X = [[F(3, 5), F(4, 5)], [F(1), F(0)], [F(0), F(1)], [F(-3, 5), F(4, 5)]]
     u, t = [F(1), F(0)], F(3, 5)   # u·x₀ = t exactly
@@ -339,7 +375,7 @@ def _arc_wrap() -> dict:
 
 
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
-         _thin_lens, _inside_ball_ties, _flat_near_duplicate, _count_ties, _arc_wrap)
+         _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap)
 
 
 def level_F(ctx: Context) -> Outcome:

@@ -60,6 +60,63 @@ class BracketNet:
         # Farkas pruning evaluates the hyperplanes in floats: only sound when W and b are exact floats
         self.hyper_exact = all(_exact_float(t) for row in Wx for t in row) and all(_exact_float(t) for t in bx)
         self.nW = np.linalg.norm(W, axis=1)
+        self.absorbed_by = self._cancelling_pairs(Wx, bx, ax)
+
+    @staticmethod
+    def _cancelling_pairs(Wx, bx, ax) -> np.ndarray:
+        """absorbed_by[j] = k ≥ 0 when units j, k cancel exactly — parallel hyperplanes with the same orientation
+        (W_k = λW_j, λ > 0) and α_k = −α_j, so that their on-sets are nested — and j's on-set is the smaller
+        (b_j < b_k/λ, or equal: then the pair is always 0 and k is absorbed by j in turn); −1 otherwise. Decided
+        in exact rationals. While both are free, the pair's gradients are {0, α_k} (both off, k alone, both on
+        = 0): the node bound keeps k as the pair's one generator (:meth:`node_bound`)."""
+        m = len(Wx)
+        out = -np.ones(m, int)
+        groups: dict[tuple, list[int]] = {}
+        for j in range(m):
+            w = [Fraction(t) if isinstance(t, Fraction) else Fraction(float(t)) for t in Wx[j]]
+            piv = next((abs(t) for t in w if t != 0), None)
+            if piv is None:
+                continue
+            groups.setdefault(tuple(t / piv for t in w), []).append(j)
+        for js in groups.values():
+            if len(js) < 2:
+                continue
+            # unit j in the units of the group's direction u: W_j = λ_j u, a_j λ_j is its α along u, b_j/λ_j its offset
+            key = {}
+            for j in js:
+                w = [Fraction(t) if isinstance(t, Fraction) else Fraction(float(t)) for t in Wx[j]]
+                piv = next(abs(t) for t in w if t != 0)
+                aj = Fraction(ax[j]) if isinstance(ax[j], Fraction) else Fraction(float(ax[j]))
+                bj = Fraction(bx[j]) if isinstance(bx[j], Fraction) else Fraction(float(bx[j]))
+                key[j] = (aj * piv, bj / piv)
+            free = list(js)
+            while free:
+                j = free.pop(0)
+                if key[j][0] == 0:
+                    continue
+                k = next((k for k in free if key[k][0] == -key[j][0]), None)
+                if k is None:
+                    continue
+                free.remove(k)
+                small, big = (j, k) if key[j][1] <= key[k][1] else (k, j)
+                out[small] = big
+                if key[j][1] == key[k][1]:       # coincident: the pair is 0 everywhere, both absorbed
+                    out[big] = small
+        return out
+
+    def free_generators(self, Ui) -> np.ndarray:
+        """The free units that carry the node's zonotope: Ui without the units absorbed by a free partner."""
+        Ui = np.asarray(Ui, int)
+        part = self.absorbed_by[Ui]
+        if not np.any(part >= 0):
+            return Ui
+        isfree = np.zeros(self.m, bool)
+        isfree[Ui] = True
+        drop = (part >= 0) & isfree[np.maximum(part, 0)]
+        both = drop & (self.absorbed_by[np.maximum(part, 0)] == Ui)   # coincident pairs: both go
+        keep = ~drop
+        keep[both] = False
+        return Ui[keep]
 
     # ---------- exact evaluation of candidate points ----------
     def exact(self, xq):
@@ -415,7 +472,19 @@ class BracketNet:
         return sqrt_up(f)
 
     def node_bound(self, cm, cr, Ui, V, iters=15):
-        """Rigorous upper bound of ‖g‖ over the node's 2^k gradients, and the ascended Shor iterate."""
+        """Rigorous upper bound of ‖g‖ over the node's 2^k gradients, and the ascended Shor iterate. An exactly
+        cancelling pair with both units free enters as its one generator (:meth:`free_generators`); the iterate V
+        keeps a row per unit of Ui (the absorbed units' rows ride along unchanged)."""
+        Ug = self.free_generators(Ui)
+        if len(Ug) < len(Ui):
+            pos = np.flatnonzero(np.isin(np.asarray(Ui, int), Ug))
+            rows = np.r_[0, 1 + pos]
+            bd, Vg = self.node_bound(cm, cr, Ug, None if V is None else V[rows], iters)
+            if V is None or Vg is None:
+                return bd, V
+            Vn = V.copy()
+            Vn[rows] = Vg
+            return bd, Vn
         k = len(Ui)
         Aum, Aur = self.Am[Ui], self.Ar[Ui]
         one = np.ones(k)
