@@ -134,6 +134,7 @@ def _rss_mb() -> float:
 # (domain, d, m, arrangement, suite time limit in s)
 GRID_FULL = (("ball", 32, 64, "random", 60.0), ("ball", 32, 256, "random", 60.0),
              ("sphere", 32, 256, "random", 60.0), ("sphere", 32, 128, "cancelling", 60.0),
+             ("sphere", 16, 64, "cancelling", 60.0),
              ("ball", 16, 48, "concurrent", 60.0), ("sphere", 16, 48, "concurrent", 60.0),
              ("sphere", 5, 24, "concurrent", 60.0), ("ball", 32, 1024, "random", 120.0))
 GRID_QUICK = (("ball", 8, 12, "random", 5.0), ("sphere", 8, 12, "cancelling", 5.0))
