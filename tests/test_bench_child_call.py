@@ -28,9 +28,11 @@ def test_a_child_call_is_timed_where_it_ran_and_its_value_comes_back():
         summ, outs = paired(lambda: _spin(0.03, 1.0), {"peer": peer}, rounds=3)
         assert outs["peer"] == {"trace": 3.5}
         wall, cpu = peer.times
-        assert 0.1 <= cpu <= wall < 0.5                 # the child's own clocks: it spun 0.12 s of CPU
+        assert 0.1 <= cpu <= wall * (1 + 1e-6) and wall < 5    # the child's own clocks: it spun 0.12 s of CPU
         s = summ["peer"]
-        assert 2.5 < s["ratio_median"] < 6 and 2.5 < s["cpu_ratio_median"] < 6   # ≈ 0.12/0.03 = 4, both clocks
+        # ≈ 0.12/0.03 = 4 in CPU time, whatever the load (a parent-side clock would see ~0 CPU in the call); the wall
+        # ratio moves with the machine's load (xdist workers beside it), so only its side is asserted
+        assert 2.5 < s["cpu_ratio_median"] < 6 and s["ratio_median"] > 2.5
     finally:
         peer.close()
     assert not peer._proc.is_alive()
