@@ -27,6 +27,9 @@ SITES = {
     "flat.duality/unique_exact": "flattest outer weights: a square Φ̄ (as many live directions as samples) whose "
                                  "float certificate falls short (near-duplicate samples): nonsingular in exact "
                                  "rationals, so the interpolator is unique; solved exactly, Υ* enclosed in arb",
+    "flat.sphere_cert/mpmath_enumeration": "sup over S² of |Φ̄ᵀν|/ω: two samples parallel to within rounding but "
+                                           "not exactly (a vertex ball containing 0), which the interval routine "
+                                           "refuses: the candidate-by-candidate enumeration in mpmath",
     "rob.lemmas/op_compare_exact": "Op against a threshold c that its certified enclosure contains (Op = c exactly): "
                                    "cI − XᵀX tested for definiteness in exact rationals",
 }
