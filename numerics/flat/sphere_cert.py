@@ -162,7 +162,7 @@ class _Forms:
                 xx = _mul(_exact(self.X[:, a]), _exact(self.X[:, b]))
                 M[a, b] = M[b, a] = _rowsum(_mul(cc, (xx[0][None, :], xx[1][None, :])))
         B = _rowsum(_mul(cc, (self.sq[0][None, :], self.sq[1][None, :])))
-        return v, M, B, _s2(self, c)
+        return v, M, B, _s2(self, A)
 
 
 def _scale(a, s: float):
@@ -171,9 +171,9 @@ def _scale(a, s: float):
 
 
 def _cs_bound(forms, B, s2):
-    """Cauchy–Schwarz on the cell: z_l = c_l t_l ≥ 0 for every sample (plus·t ≥ 0 on the active side, −minus·t ≥ 0
-    on the other), so (Σ ν_l z_l)² ≤ max(Σ_{ν>0} ν_l², Σ_{ν<0} ν_l²)·Σ z_l² over the live samples, and
-    r_P ≤ n²·s2/(4 B̃) with s2 that maximum (``s2`` is its ball). 0 where s2 = 0 exactly (no live sample, or
+    """Cauchy–Schwarz on the cell: each z_l = c_l t_l has a fixed sign on the closed cell, so ν_l z_l = e_l|ν_l z_l|
+    with e_l fixed, and (Σ ν_l z_l)² ≤ max(Σ_{e>0} ν_l², Σ_{e<0} ν_l²)·Σ z_l² over the live samples:
+    r_P ≤ n²·s2/(4 B̃) with s2 that maximum (``s2`` is its ball, :func:`_s2`). 0 where s2 = 0 exactly (no live sample, or
     ν = 0 on them: then the numerator vanishes); inf where B̃ is not provably > 0 otherwise."""
     num = _scale(s2, forms.n * forms.n / 4.0)
     ok = _pos(B)
@@ -184,15 +184,19 @@ def _cs_bound(forms, B, s2):
     return out
 
 
-def _s2(forms, c, zero=None):
-    """A ball whose upper end bounds max(Σ_{live, ν>0} ν², Σ_{live, ν<0} ν²) per row (live: c ≠ 0 and not in
-    ``zero``, a mask of samples with t_l = 0 exactly on the whole candidate set, which add nothing to the
-    numerator or the denominator); radius 0 where no live sample is left (exactly 0)."""
+def _s2(forms, A, zero=None):
+    """A ball whose upper end bounds max(Σ_{live, e>0} ν², Σ_{live, e<0} ν²) per row, e_l the sign of ν_l z_l.
+    Live: c ≠ 0 and not in ``zero``, a mask of samples with t_l = 0 exactly on the whole candidate set, which
+    add nothing to the numerator or the denominator. Radius 0 where no live sample is left (exactly 0)."""
+    c = np.where(A, forms.plus, -forms.minus)
     live = c != 0
     if zero is not None:
         live = live & ~zero
-    pos = (live & (forms.nu[None, :] > 0)).astype(float)
-    neg = (live & (forms.nu[None, :] < 0)).astype(float)
+    # z_l = c_l t_l has the sign of c_l on the active side (t ≥ 0) and the opposite one on the other (t ≤ 0), so
+    # ν_l z_l has the sign e_l = sign(ν_l c_l)·(±1): group the samples by e_l
+    e = np.sign(forms.nu)[None, :] * np.sign(c) * np.where(A, 1.0, -1.0)
+    pos = (live & (e > 0)).astype(float)
+    neg = (live & (e < 0)).astype(float)
     a = _rowsum((pos * forms.nu2[0][None, :], pos * forms.nu2[1][None, :]))
     b = _rowsum((neg * forms.nu2[0][None, :], neg * forms.nu2[1][None, :]))
     hi = a[0] + a[1] >= b[0] + b[1]   # the ball with the larger upper end: only upper ends are used
@@ -291,7 +295,7 @@ def _edges(forms, A, circles, B):
     val = _add(_mul(a[0], w[0]), _mul(a[1], w[1]))                  # aᵀ adj(N₂) a
     own = np.zeros(A.shape, bool)
     own[np.arange(len(circles)), circles] = True                     # t_i = 0 on the whole circle
-    bound = _cs_bound(forms, B, _s2(forms, c, zero=own))
+    bound = _cs_bound(forms, B, _s2(forms, A, zero=own))
     good = _pos(det) & _pos(B)
     if np.any(good):
         num = _scale((np.abs(val[0][good]), val[1][good]), forms.n * forms.n / 4.0)
@@ -391,7 +395,7 @@ def _vertex_values(forms, A, w, T):
     out[ok] = _upper_ratio((num[0][ok], num[1][ok]), (den[0][ok], den[1][ok]))
     # where the denominator is not provably positive (a vertex ⊥ every live sample: 0/0, the limit depends on the
     # way in), the pattern's Cauchy–Schwarz bound holds on the whole sphere
-    out = np.minimum(out, _cs_bound(forms, B, _s2(forms, c, zero=(T[0] == 0) & (T[1] == 0))))
+    out = np.minimum(out, _cs_bound(forms, B, _s2(forms, A, zero=(T[0] == 0) & (T[1] == 0))))
     with np.errstate(divide="ignore", invalid="ignore"):
         mid = lin[0] ** 2 * forms.n ** 2 / 4.0 / np.where(den[0] > 0, den[0], np.inf)
     return out, mid
