@@ -146,3 +146,24 @@ def test_quick_level_E(tmp_path):
     assert out.passed, out.summary
     assert out.verdict in ("reproduced", "not reproduced", "inconclusive", "partially reproduced", "contradicted")
     assert out.metric["adversary_points"] == out.metric["cells"]
+
+
+def test_sphere_cell_points_are_near_flattest_against_every_direction():
+    """The whole-sphere design: the certified lower end is ≤ Υ of the flattest interpolator over directions the
+    suite never chose (an independent random dictionary, u included so that it interpolates), and every point
+    the adversary returns interpolates with Υ ≤ κ·Υ_low."""
+    rng = np.random.default_rng(21)
+    row = nf.cell_sphere(rng, 12, 0.1, kappas=(2.0,), starts=1)
+    assert 0 < row["upsilon_low"] <= row["upsilon_star"] and row["sphere_rel_width"] < 0.5
+    got = row["k2"]
+    assert got["found"] and got["inside"] and got["upsilon_ratio"] <= 2.0 and got["residual"] <= 1e-8
+    assert got["worst_excess"] >= row["flattest_excess"]
+    # the same data, drawn again, against 400 random directions: no interpolator beats the certified lower end
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((12, nf.D_SPHERE))
+    u = rng.standard_normal(nf.D_SPHERE)
+    u /= np.linalg.norm(u)
+    y = np.maximum(X @ u, 0) + math.sqrt(0.1) * rng.standard_normal(12)
+    Th = rng.standard_normal((400, nf.D_SPHERE))
+    Th = np.vstack([u, Th / np.linalg.norm(Th, axis=1, keepdims=True)])
+    assert flattest_outer_weights(Th, X, y, "relu").value >= row["upsilon_low"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from numerics import fallbacks, flat
-from numerics.flat.certificates import _fibonacci_sphere
+from numerics.flat.certificates import fibonacci_sphere
 from numerics.flat.sphere_cert import Degenerate, sphere_sup_bound
 
 
@@ -36,7 +36,7 @@ def test_random_data_against_mpmath(seed):
     n = (5, 7, 9)[seed % 3]
     X = rng.standard_normal((n, 3))
     nu = rng.standard_normal(n) if seed % 2 else flat.flattest_outer_weights(
-        _fibonacci_sphere(3 * n), X, np.maximum(X @ np.array([0.6, 0.0, 0.8]), 0), "relu").nu
+        fibonacci_sphere(3 * n), X, np.maximum(X @ np.array([0.6, 0.0, 0.8]), 0), "relu").nu
     _both_sides(nu, X)
 
 
@@ -82,7 +82,7 @@ def test_violators_are_inside_and_above_one():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((10, 3))
     y = np.maximum(X @ np.array([0.0, 0.6, 0.8]), 0)
-    nu = flat.flattest_outer_weights(_fibonacci_sphere(12), X, y, "relu").nu
+    nu = flat.flattest_outer_weights(fibonacci_sphere(12), X, y, "relu").nu
     b = sphere_sup_bound(nu, X)
     assert b.kappa_upper > 1 and b.violators
     T = np.stack([t for _, t in b.violators])
@@ -269,7 +269,7 @@ def test_against_the_exact_oracle(seed):
     if seed % 3 == 0:
         nu = rng.standard_normal(n)
     else:   # a dual point of a flattest solve: κ ≈ 1 is attained at many places at once
-        nu = flat.flattest_outer_weights(_fibonacci_sphere(2 * n + seed), X, rng.standard_normal(n), "relu").nu
+        nu = flat.flattest_outer_weights(fibonacci_sphere(2 * n + seed), X, rng.standard_normal(n), "relu").nu
     act = flat.get_activation("leaky_relu" if seed % 4 == 3 else "relu")
     ex = exact_sup_squared(nu, X, act.plus, act.minus)
     assert ex is not None

@@ -18,14 +18,21 @@ outside is pulled back along the segment to the flattest interpolator, which Υ'
 Υ_low ≤ Υ*, everything found is truly near-flattest. The worst excess is a lower bound on the true supremum over N_κ
 (an ascent, not a global maximiser): a decay it shows could be an artefact of a weak search, a non-decay cannot.
 
+**Over the whole sphere (d = 3).** SPEC also takes Υ* over all of S² for d ≤ 3, where a dictionary's Υ* is only an
+upper end. :func:`cell_sphere` brackets Υ* with :func:`numerics.flat.refined_dictionary` (the flattest interpolator
+over a Fibonacci lattice and u, refined by exchange steps; the lower end is its dual point scaled by the certified
+sup of |Φ̄ᵀν|/ω over S², :func:`numerics.flat.certify_sphere`), and the adversary searches Υ ≤ κ·Υ_low with that
+lower end: every point it finds is near-flattest against the true Υ* over every width and direction. These six
+series (n ∈ :data:`N_GRID_SPHERE`) are judged like the dictionary's and enter the same combination.
+
 **The statement** (SPEC §0, fixed before the run): per seed and series (τ², κ), the least-squares slope β of
 log(worst excess) on log n over n ∈ {16, 32, 64, 128}. The theorem predicts β ≤ −½; δ = 0.2: statement region
 β < −0.3, negation β ≥ −0.3. The theorem's constants are unnamed, so no finite run refutes it: `not reproduced` here
 means a worst excess that decays more slowly than n^{−0.3} over this range, reported with its interval, as evidence
 against the rate. Beside it, the flattest interpolator's own exponent. The claim's word is
-:func:`checks.evidence.stats.combine_parts` over the six series. Planned units: :data:`PLANNED` seeds per series from a
-pilot
-(:data:`PILOT_SD`); ``verify --power`` runs them, the default run runs :data:`DEFAULT_SEEDS`.
+:func:`checks.evidence.stats.combine_parts` over the twelve series (two designs × three τ² × two κ). Planned units:
+:data:`PLANNED` seeds per series from a pilot (:data:`PILOT_SD`); ``verify --power`` runs each design's largest plan,
+the default run runs :data:`DEFAULT_SEEDS` of each.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from checks.evidence.stats import Regions, achieved_power, bootstrap_ci, combine
 from checks.flat.experiments import blas_one_thread, loglog_slope
 from checks.runners.campaign import sweep
 from numerics.flat.activations import get_activation
+from numerics.flat.certificates import fibonacci_sphere, refined_dictionary
 from numerics.flat.duality import flattest_outer_weights, invariant_form
 from numerics.flat.population import pair_expectations
 from numerics.flat.targets import single_index
@@ -52,6 +60,10 @@ PAPER = ("Theorem 3: every interpolator with Υ(w) ≤ κ·Υ* has F(w) − F* �
          "approximation error)")
 D = 5
 N_GRID = (16, 32, 64, 128)
+D_SPHERE = 3             # the whole-sphere design: Υ* bracketed over all of S² (numerics.flat.refined_dictionary)
+N_GRID_SPHERE = (8, 16, 32, 64)
+INIT, NEW, REFINE = 8, 4, 4   # the whole-sphere bracket: a Fibonacci lattice of INIT·n directions and u, then
+                              # REFINE exchange steps, each adding ≤ NEW·n violated directions
 NOISES = (0.0, 0.01, 0.1)   # τ², the label noise variance
 KAPPAS = (2.0, 4.0)
 DELTA = 0.2
@@ -61,13 +73,18 @@ REGIONS = Regions(DELTA, (-math.inf, RATE + DELTA), ((RATE + DELTA, math.inf),),
                            f"β ≥ {RATE + DELTA:g} (negation)")
 STARTS = 3   # random vertices per (n, τ², κ), besides the flattest interpolator
 BUDGET_SLACK = 1e-7
-# Pilot (master seed 20260, seed indices 0-3, this design; run before the confirmatory run, whose seeds start at
-# FIRST_SEED): per-seed slope SDs per series (τ², κ). Power 0.8 at α = 0.05 for δ = 0.2 then needs
-# ⌈((1.96 + 0.84)·SD/0.2)²⌉ seeds: 10, 8, 13, 17, 67, 67.
-PILOT_SD = {(0.0, 2.0): 0.225, (0.0, 4.0): 0.194, (0.01, 2.0): 0.256, (0.01, 4.0): 0.289, (0.1, 2.0): 0.58,
-            (0.1, 4.0): 0.581}
+# Pilots (master seed 20260, seed indices 0-3 for the dictionary design, 0-5 for the whole-sphere one; run before
+# the confirmatory run, whose seeds start at FIRST_SEED): per-seed slope SDs per series (design, τ², κ). Power 0.8
+# at α = 0.05 for δ = 0.2 then needs ⌈((1.96 + 0.84)·SD/0.2)²⌉ seeds: dictionary 10, 8, 13, 17, 67, 67; whole
+# sphere 23, 29, 453, 511, 210, 249. In d = 3 with small noise the per-seed slope is bimodal over n ∈ 8..64 (−1 or
+# −4: the noise starts to dominate the worst excess inside the range or not), hence the large SDs.
+PILOT_SD = {("dictionary", 0.0, 2.0): 0.225, ("dictionary", 0.0, 4.0): 0.194, ("dictionary", 0.01, 2.0): 0.256,
+            ("dictionary", 0.01, 4.0): 0.289, ("dictionary", 0.1, 2.0): 0.58, ("dictionary", 0.1, 4.0): 0.581,
+            ("sphere", 0.0, 2.0): 0.336, ("sphere", 0.0, 4.0): 0.383, ("sphere", 0.01, 2.0): 1.519,
+            ("sphere", 0.01, 4.0): 1.614, ("sphere", 0.1, 2.0): 1.033, ("sphere", 0.1, 4.0): 1.125}
 PLANNED = {key: units_for_power(sd, DELTA) for key, sd in PILOT_SD.items()}
-PLANNED_SEEDS = max(PLANNED.values())
+PLANNED_BY_DESIGN = {d: max(v for k, v in PLANNED.items() if k[0] == d) for d in ("dictionary", "sphere")}
+PLANNED_SEEDS = max(PLANNED_BY_DESIGN.values())
 DEFAULT_SEEDS = 6
 FIRST_SEED = 100   # the run's seed indices start here: disjoint from the pilot's
 
@@ -144,7 +161,7 @@ def worst_excess(S: NearFlattestSet, G, c, e0, starts: list[np.ndarray], *, max_
 
 
 def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: int = STARTS) -> dict:
-    """One (data set, dictionary): the flattest interpolator's excess and the adversary's worst per κ."""
+    """One (data set, dictionary) in d = 5: the flattest interpolator's excess and the adversary's worst per κ."""
     X = rng.standard_normal((n, D))
     u = rng.standard_normal(D)
     u /= np.linalg.norm(u)
@@ -153,22 +170,48 @@ def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: i
     Th = rng.standard_normal((2 * n, D))
     Th = np.vstack([u, Th / np.linalg.norm(Th, axis=1, keepdims=True)])
     res = flattest_outer_weights(Th, X, y, "relu")
+    row = {"design": "dictionary", "n": n, "tau2": tau2, "upsilon_star": float(res.value),
+           "upsilon_low": float(res.dual_value), "flat_rel_gap": float(res.rel_gap)}
+    return _adversary(row, rng, X, y, target, Th, res, float(res.dual_value), kappas, starts)
+
+
+def cell_sphere(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: int = STARTS) -> dict:
+    """One data set in d = 3 against Υ* over the whole sphere of directions (any width): the near-flattest set is
+    Υ ≤ κ·Υ_low with Υ_low the certified lower end of the bracket (:func:`numerics.flat.refined_dictionary`: the
+    flattest interpolator over a Fibonacci lattice of 8n directions and u, then :data:`REFINE` exchange steps of
+    ≤ 4n directions each,
+    its dual point scaled to be feasible on all of S² by the interval bound of κ). The adversary searches the
+    refined dictionary's interpolators inside that set: everything it finds is near-flattest against the true Υ*,
+    which no dictionary of the suite's choosing can lower."""
+    X = rng.standard_normal((n, D_SPHERE))
+    u = rng.standard_normal(D_SPHERE)
+    u /= np.linalg.norm(u)
+    target = single_index(u, "relu")
+    y = target(X) + (math.sqrt(tau2) * rng.standard_normal(n) if tau2 > 0 else 0.0)
+    sd = refined_dictionary(X, y, "relu", np.vstack([u, fibonacci_sphere(INIT * n)]), REFINE, max_new=NEW * n)
+    res = sd.result
+    row = {"design": "sphere", "n": n, "tau2": tau2, "upsilon_star": float(res.value), "upsilon_low": sd.lower,
+           "flat_rel_gap": float(res.rel_gap), "sphere_rel_width": (float(res.value) - sd.lower) / float(res.value),
+           "kappa_certified": sd.kappa, "exchange_steps": sd.steps}
+    return _adversary(row, rng, X, y, target, sd.Theta, res, sd.lower, kappas, starts)
+
+
+def _adversary(row, rng, X, y, target, Th, res, upsilon_low: float, kappas, starts) -> dict:
+    """The worst excess found over {Φ̄b = y, Σ ω|b| ≤ κ·upsilon_low} per κ, beside the flattest interpolator's."""
     inv = invariant_form(Th, X, "relu")
     G, c, e0 = excess_quadratic(Th, target)
     b_flat = np.asarray(res.b, float)
-    dead = int(np.sum(inv.omega <= 0))
-    row = {"dead_directions": dead, "n": n, "tau2": tau2, "m": Th.shape[0], "upsilon_star": float(res.value),
-           "upsilon_low": float(res.dual_value), "flat_rel_gap": float(res.rel_gap),
-           "flattest_excess": excess(b_flat, G, c, e0), "e0": e0}
+    row.update({"dead_directions": int(np.sum(inv.omega <= 0)), "m": Th.shape[0],
+                "flattest_excess": excess(b_flat, G, c, e0), "e0": e0})
     for kappa in kappas:
-        S = NearFlattestSet(inv.Phibar, y, inv.omega, kappa * res.dual_value * (1 - BUDGET_SLACK))
+        budget = kappa * upsilon_low
+        S = NearFlattestSet(inv.Phibar, y, inv.omega, budget * (1 - BUDGET_SLACK))
         objs = [G @ b_flat - c] + [rng.standard_normal(Th.shape[0]) for _ in range(starts)]
         b, val, steps = worst_excess(S, G, c, e0, objs)
         if b is None:   # unbounded (a dead direction: sup = +∞, reported) or infeasible (a solver failure)
             row[f"k{kappa:g}"] = {"found": False, "unbounded": val == math.inf}
             continue
         ups = float(np.sum(inv.omega * np.abs(b)))
-        budget = kappa * res.dual_value
         pulled = False
         if ups > budget:   # the LP's feasibility tolerance left the set: pull back toward the flattest interpolator
             ups_flat = float(np.sum(inv.omega * np.abs(b_flat)))   # Υ convex: Υ(b_f + s(b − b_f)) ≤ budget for
@@ -176,102 +219,127 @@ def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: i
             b = b_flat + s_ * (b - b_flat)
             val, ups, pulled = excess(b, G, c, e0), float(np.sum(inv.omega * np.abs(b))), True
         row[f"k{kappa:g}"] = {"found": True, "pulled_back": pulled, "worst_excess": val, "lp_steps": steps,
-                               "upsilon": ups, "upsilon_ratio": ups / res.dual_value,
-                               "inside": bool(ups <= kappa * res.dual_value),
+                               "upsilon": ups, "upsilon_ratio": ups / upsilon_low,
+                               "inside": bool(ups <= budget),
                                "residual": float(np.max(np.abs(inv.Phibar @ b - y))),
                                "support": int(np.sum(np.abs(b) > 1e-12 * np.max(np.abs(b)))),
                                "vs_flattest": val / max(row["flattest_excess"], 1e-300)}
     return row
 
 
+DESIGNS = ("dictionary", "sphere")
+CELLS = {"dictionary": cell, "sphere": cell_sphere}
+
+
 def _config(quick: bool, power: bool = False) -> dict:
     if quick:
-        return {"seeds": 2, "n": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
-    return {"seeds": PLANNED_SEEDS if power else DEFAULT_SEEDS, "n": N_GRID, "noises": NOISES, "kappas": KAPPAS,
-            "starts": STARTS}
+        return {"seeds": 2, "first_seed": 0, "design_seeds": dict.fromkeys(DESIGNS, 2), "n": (8, 16),
+                "n_sphere": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
+    by_design = PLANNED_BY_DESIGN if power else dict.fromkeys(DESIGNS, DEFAULT_SEEDS)
+    return {"seeds": max(by_design.values()), "first_seed": FIRST_SEED, "design_seeds": by_design, "n": N_GRID,
+            "n_sphere": N_GRID_SPHERE, "noises": NOISES, "kappas": KAPPAS, "starts": STARTS}
+
+
+def _grid(cfg, design):
+    return cfg["n"] if design == "dictionary" else cfg["n_sphere"]
 
 
 def _seed(args) -> dict:
     seed, k, cfg = args
+    designs = [d for d in DESIGNS if k - cfg["first_seed"] < cfg["design_seeds"][d]]   # each design runs its own plan
     with blas_one_thread():
         rows = []
-        for tau2 in cfg["noises"]:
-            rng = Context(seed=seed).rng(f"{ID}/seed/{k}/{tau2!r}")
-            for n in cfg["n"]:
-                rows.append(cell(rng, n, tau2, cfg["kappas"], cfg["starts"]))
+        for design in designs:
+            for tau2 in cfg["noises"]:
+                tag = f"{ID}/seed/{k}/{tau2!r}" + ("" if design == "dictionary" else "/sphere")
+                rng = Context(seed=seed).rng(tag)
+                for n in _grid(cfg, design):
+                    rows.append(CELLS[design](rng, n, tau2, cfg["kappas"], cfg["starts"]))
     out = {"seed_index": k, "rows": rows}
-    for tau2 in cfg["noises"]:
-        rs = [r for r in rows if r["tau2"] == tau2]
-        ns = [r["n"] for r in rs]
-        out[f"flat_beta/{tau2!r}"] = loglog_slope(ns, [r["flattest_excess"] for r in rs])
-        for kappa in cfg["kappas"]:
-            key = f"k{kappa:g}"
-            out[f"beta/{tau2!r}/{kappa:g}"] = loglog_slope(ns, [r[key].get("worst_excess", math.nan) for r in rs])
+    for design in designs:
+        for tau2 in cfg["noises"]:
+            rs = [r for r in rows if r["tau2"] == tau2 and r["design"] == design]
+            ns = [r["n"] for r in rs]
+            out[f"flat_beta/{design}/{tau2!r}"] = loglog_slope(ns, [r["flattest_excess"] for r in rs])
+            for kappa in cfg["kappas"]:
+                key = f"k{kappa:g}"
+                out[f"beta/{design}/{tau2!r}/{kappa:g}"] = loglog_slope(
+                    ns, [r[key].get("worst_excess", math.nan) for r in rs])
     return out
+
+
+def _series(out, rows, cfg, ctx, design, tau2, kappa, quick):
+    out = [o for o in out if f"flat_beta/{design}/{tau2!r}" in o]
+    mine = [r for r in rows if r["tau2"] == tau2 and r["design"] == design]
+    flat_b = np.asarray([o[f"flat_beta/{design}/{tau2!r}"] for o in out], float)
+    fb = bootstrap_ci(flat_b[np.isfinite(flat_b)], seed=ctx.seed) if np.isfinite(flat_b).sum() >= 2 else \
+        (math.nan,) * 3
+    # noise-free labels: the flattest interpolator can be f* itself (excess 0 up to rounding): no exponent
+    flat_is_target = all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in mine)
+    betas = np.asarray([o[f"beta/{design}/{tau2!r}/{kappa:g}"] for o in out], float)
+    ok = np.isfinite(betas)
+    est, lo, hi = bootstrap_ci(betas[ok], seed=ctx.seed) if ok.sum() >= 2 else (math.nan,) * 3
+    planned = 2 if quick else PLANNED[(design, tau2, kappa)]
+    word = region_verdict(lo, hi, REGIONS, units=int(ok.sum()), planned=planned)
+    sd = float(np.std(betas[ok], ddof=1)) if ok.sum() >= 2 else math.nan
+    worst = {}
+    for n in _grid(cfg, design):
+        vals = [r[f"k{kappa:g}"]["worst_excess"] for r in mine if r["n"] == n and r[f"k{kappa:g}"].get("found")]
+        worst[str(n)] = float(np.exp(np.mean(np.log(vals)))) if vals else math.nan
+    return {"design": design, "tau2": tau2, "kappa": kappa, "beta": est, "ci": [lo, hi], "sd": sd,
+            "units": int(ok.sum()), "planned": planned, "delta": DELTA,
+            "achieved_power": achieved_power(sd, DELTA, int(ok.sum())), "verdict": word,
+            "flattest_beta": math.nan if flat_is_target else fb[0], "flattest_ci": [fb[1], fb[2]],
+            "flattest_is_target": flat_is_target, "worst_excess_geomean_by_n": worst}
+
+
+def _label(s) -> str:
+    return ("" if s["design"] == "dictionary" else "S², ") + f"τ²={s['tau2']:g}, κ={s['kappa']:g}"
 
 
 def level_E(ctx: Context) -> Outcome:
     cfg = _config(ctx.quick, ctx.power)
     t0 = time.perf_counter()
-    first = 0 if ctx.quick else FIRST_SEED
-    out = sweep(ctx, _seed, [(ctx.seed, first + k, cfg) for k in range(cfg["seeds"])], f"{ID}: seeds")
+    out = sweep(ctx, _seed, [(ctx.seed, cfg["first_seed"] + k, cfg) for k in range(cfg["seeds"])], f"{ID}: seeds")
     rows = [r for o in out for r in o["rows"]]
-    words, series = {}, []
-    for tau2 in cfg["noises"]:
-        flat_b = np.asarray([o[f"flat_beta/{tau2!r}"] for o in out], float)
-        fb = bootstrap_ci(flat_b[np.isfinite(flat_b)], seed=ctx.seed) if np.isfinite(flat_b).sum() >= 2 else \
-            (math.nan,) * 3
-        # noise-free labels: the flattest interpolator can be f* itself (excess 0 up to rounding): no exponent
-        flat_is_target = all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in rows if r["tau2"] == tau2)
-        for kappa in cfg["kappas"]:
-            betas = np.asarray([o[f"beta/{tau2!r}/{kappa:g}"] for o in out], float)
-            ok = np.isfinite(betas)
-            est, lo, hi = bootstrap_ci(betas[ok], seed=ctx.seed) if ok.sum() >= 2 else (math.nan,) * 3
-            planned = 2 if ctx.quick else PLANNED[(tau2, kappa)]
-            word = region_verdict(lo, hi, REGIONS, units=int(ok.sum()), planned=planned)
-            sd = float(np.std(betas[ok], ddof=1)) if ok.sum() >= 2 else math.nan
-            key = f"τ²={tau2:g}, κ={kappa:g}"
-            words[key] = word
-            worst = {str(n): float(np.exp(np.mean(np.log([r[f"k{kappa:g}"]["worst_excess"] for r in rows
-                                                          if r["tau2"] == tau2 and r["n"] == n
-                                                          and r[f"k{kappa:g}"].get("found")]))))
-                     for n in cfg["n"]}
-            series.append({"tau2": tau2, "kappa": kappa, "beta": est, "ci": [lo, hi], "sd": sd,
-                           "units": int(ok.sum()), "planned": planned, "delta": DELTA,
-                           "achieved_power": achieved_power(sd, DELTA, int(ok.sum())), "verdict": word,
-                           "flattest_beta": math.nan if flat_is_target else fb[0],
-                           "flattest_ci": [fb[1], fb[2]], "flattest_is_target": flat_is_target,
-                           "worst_excess_geomean_by_n": worst})
+    series = [_series(out, rows, cfg, ctx, design, tau2, kappa, ctx.quick)
+              for design in DESIGNS for tau2 in cfg["noises"] for kappa in cfg["kappas"]]
+    words = {_label(s): s["verdict"] for s in series}
     verdict, parts = combine_parts(words)
     cells = [r[f"k{kappa:g}"] for r in rows for kappa in cfg["kappas"]]
     found = [c for c in cells if c.get("found")]
     unbounded = sum(bool(c.get("unbounded")) for c in cells)
+    sphere_rows = [r for r in rows if r["design"] == "sphere"]
     passed = (len(found) + unbounded == len(cells) and all(c["inside"] for c in found)
               and all(c["residual"] <= 1e-6 * max(1.0, float(np.max(np.abs([r["e0"] for r in rows])))) for c in found)
               and all(r["flat_rel_gap"] <= 1e-6 for r in rows)
+              and all(0 < r["upsilon_low"] <= r["upsilon_star"] for r in sphere_rows)
               and all(c["worst_excess"] >= r["flattest_excess"] * (1 - 1e-9) - 1e-15
                       for r in rows for kappa in cfg["kappas"] for c in [r[f"k{kappa:g}"]] if c.get("found")))
-    metric = {"seeds": len(out), "planned_seeds": {f"τ²={s['tau2']:g}, κ={s['kappa']:g}": s["planned"] for s in series},
+    widths = [r["sphere_rel_width"] for r in sphere_rows]
+    metric = {"seeds": len(out), "planned_seeds": {_label(s): s["planned"] for s in series},
               "cells": len(rows), "adversary_points": len(found), "unbounded_cells": unbounded,
               "pulled_back": sum(bool(c.get("pulled_back")) for c in found),
               "max_upsilon_ratio": max(c["upsilon_ratio"] for c in found),
               "max_interpolation_residual": max(c["residual"] for c in found),
               "lp_steps": int(sum(c["lp_steps"] for c in found)),
-              **{f"beta_tau{s['tau2']:g}_kappa{s['kappa']:g}": s["beta"] for s in series},
-              **{f"flattest_beta_tau{s['tau2']:g}": s["flattest_beta"] for s in series
+              "sphere_bracket_rel_width_max": max(widths), "sphere_bracket_rel_width_median": float(np.median(widths)),
+              **{f"beta_{s['design']}_tau{s['tau2']:g}_kappa{s['kappa']:g}": s["beta"] for s in series},
+              **{f"flattest_beta_{s['design']}_tau{s['tau2']:g}": s["flattest_beta"] for s in series
                  if s["kappa"] == cfg["kappas"][0]}}
-    summary = (f"ReLU, d = {D}, single-index ReLU target, m = 2n + 1 directions (u included), n ∈ {list(cfg['n'])}, "
+    summary = (f"ReLU, single-index ReLU target; dictionary design: d = {D}, m = 2n + 1 directions (u included), "
+               f"n ∈ {list(cfg['n'])}; whole-sphere design: d = {D_SPHERE}, Υ* bracketed over all of S² (certified, "
+               f"relative width ≤ {max(widths):.1e}, median {np.median(widths):.1e}), n ∈ {list(cfg['n_sphere'])}; "
                f"{len(out)} seeds; worst excess F − F* over Υ ≤ κΥ_low found by successive-LP ascent ({len(found)} "
                f"points, all inside the set, Υ/Υ_low ≤ {metric['max_upsilon_ratio']:.4f}; {unbounded} cells "
                f"unbounded: a direction dead on every sample); exponent in n: "
-               + "; ".join(f"τ²={s['tau2']:g}, κ={s['kappa']:g}: β = {s['beta']:+.2f} [{s['ci'][0]:+.2f}, "
-                           f"{s['ci'][1]:+.2f}] (flattest "
+               + "; ".join(f"{_label(s)}: β = {s['beta']:+.2f} [{s['ci'][0]:+.2f}, {s['ci'][1]:+.2f}] (flattest "
                            + ("= f*, excess ≤ 1e-12·E f*²" if s["flattest_is_target"] else f"{s['flattest_beta']:+.2f}")
                            + f"; power {s['achieved_power']:.2f}, "
                            f"{s['units']}/{s['planned']} units) → {s['verdict']}" for s in series)
                + f"; against −½ + δ (δ = {DELTA}): {parts}: {verdict}")
     details = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}, "d": D,
-               "rows": rows, "series": series, "regions": REGIONS.describe,
+               "d_sphere": D_SPHERE, "rows": rows, "series": series, "regions": REGIONS.describe,
                "statement_test": {"paper_statement": PAPER, "effect": "per-seed slope β of log(worst excess found "
                                   "over Υ ≤ κΥ_low) on log n", "delta": DELTA, "parts": parts, "verdict": verdict,
                                   "planned_units": metric["planned_seeds"],
@@ -285,24 +353,27 @@ def level_E(ctx: Context) -> Outcome:
 
 
 def _figure(rows, series, cfg):
-    fig, ax = figures.figure(width=6.4, height=4.2)
-    ns = np.asarray(cfg["n"], float)
-    for i, tau2 in enumerate(cfg["noises"]):
-        mine = [r for r in rows if r["tau2"] == tau2]
-        if not all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in mine):   # else the flattest is f*: nothing to draw
-            flat_g = [float(np.exp(np.mean(np.log([max(r["flattest_excess"], 1e-300) for r in mine if r["n"] == n]))))
-                      for n in cfg["n"]]
-            ax.plot(ns, flat_g, ":", marker="x", color=f"C{i}", label=f"flattest, τ²={tau2:g}")
-        for s in series:
-            if s["tau2"] == tau2:
-                ax.plot(ns, [s["worst_excess_geomean_by_n"][str(n)] for n in cfg["n"]],
-                        "-" if s["kappa"] == cfg["kappas"][0] else "--", marker="o", color=f"C{i}",
-                        label=f"worst, κ={s['kappa']:g}, τ²={tau2:g}: β={s['beta']:+.2f}")
-    top = max(s["worst_excess_geomean_by_n"][str(cfg["n"][0])] for s in series)
-    ax.plot(ns, top * (ns / ns[0]) ** -0.5, "k-", lw=0.8, label="∝ n^(−1/2)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set(xlabel="n (samples)", ylabel="excess population loss F − F* (geometric mean over seeds)",
-           title="flat.near_flattest: the worst near-flattest interpolator found")
-    ax.legend(fontsize=6)
+    fig, axes = figures.figure(width=5.6, height=4.2, ncols=2)
+    for ax, design in zip(axes, DESIGNS, strict=True):
+        ns = np.asarray(_grid(cfg, design), float)
+        for i, tau2 in enumerate(cfg["noises"]):
+            mine = [r for r in rows if r["tau2"] == tau2 and r["design"] == design]
+            if not all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in mine):   # else the flattest is f*
+                flat_g = [float(np.exp(np.mean(np.log([max(r["flattest_excess"], 1e-300) for r in mine
+                                                       if r["n"] == n])))) for n in _grid(cfg, design)]
+                ax.plot(ns, flat_g, ":", marker="x", color=f"C{i}", label=f"flattest, τ²={tau2:g}")
+            for s in series:
+                if s["tau2"] == tau2 and s["design"] == design:
+                    ax.plot(ns, [s["worst_excess_geomean_by_n"][str(n)] for n in _grid(cfg, design)],
+                            "-" if s["kappa"] == cfg["kappas"][0] else "--", marker="o", color=f"C{i}",
+                            label=f"worst, κ={s['kappa']:g}, τ²={tau2:g}: β={s['beta']:+.2f}")
+        top = max(s["worst_excess_geomean_by_n"][str(_grid(cfg, design)[0])] for s in series if s["design"] == design)
+        ax.plot(ns, top * (ns / ns[0]) ** -0.5, "k-", lw=0.8, label="∝ n^(−1/2)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set(xlabel="n (samples)", ylabel="excess population loss F − F* (geometric mean over seeds)",
+               title=(f"dictionary of 2n + 1 directions, d = {D}" if design == "dictionary"
+                      else f"Υ* over the whole sphere S², d = {D_SPHERE}"))
+        ax.legend(fontsize=6)
+    fig.suptitle("flat.near_flattest: the worst near-flattest interpolator found")
     return fig

@@ -23,7 +23,8 @@ from numerics.flat.duality import DUAL_ROUNDING, flattest_outer_weights
 from numerics.flat.inputs import as_array, check_inputs
 from numerics.flat.sphere_cert import Degenerate, sphere_sup_bound
 
-__all__ = ["CircleCertificate", "certify_circle", "certify_sphere", "Bracket", "upsilon_star_bracket"]
+__all__ = ["CircleCertificate", "certify_circle", "certify_sphere", "Bracket", "upsilon_star_bracket",
+           "SphereDictionary", "refined_dictionary", "fibonacci_sphere"]
 
 
 @dataclass(frozen=True)
@@ -287,12 +288,61 @@ def _certify_sphere_mp(nu, X, activation, dps: int = 20) -> tuple[CircleCertific
                                  tuple((j, float(mpmath.sqrt(r_))) for j, (_, r_) in enumerate(local))), pts
 
 
-def _fibonacci_sphere(K: int) -> np.ndarray:
+def fibonacci_sphere(K: int) -> np.ndarray:
     i = np.arange(K) + 0.5
     z = 1 - 2 * i / K
     phi = np.pi * (1 + 5**0.5) * i
     r_ = np.sqrt(1 - z**2)
     return np.stack([r_ * np.cos(phi), r_ * np.sin(phi), z], axis=1)
+
+
+@dataclass(frozen=True)
+class SphereDictionary:
+    """A dictionary refined by exchange steps, its flattest interpolator and the certified lower end of Υ*."""
+
+    Theta: np.ndarray   # (K, d) unit directions, the exchange steps' violated directions appended
+    result: object      # FlattestResult over Theta: result.value is the upper end of Υ*
+    lower: float        # νᵀy/κ: every interpolator, of any width and directions, has Υ ≥ lower
+    kappa: float        # the certified sup of |Φ̄ᵀν|/ω over the whole circle or sphere
+    steps: int          # exchange steps taken
+
+
+def _spread(new, max_new: int | None, min_angle: float = 1e-3):
+    """The most violated directions first (as given), skipping any within ``min_angle`` of one already kept
+    (a cell's vertex, edge and interior candidates crowd one spot), at most ``max_new`` of them."""
+    if max_new is None:
+        return list(new)
+    kept: list = []
+    cos = math.cos(min_angle)
+    for t in new:
+        if all(float(np.dot(t, k)) < cos for k in kept):
+            kept.append(t)
+            if len(kept) >= max_new:
+                break
+    return kept
+
+
+def refined_dictionary(X, y, activation, Theta, refine: int = 0, *, max_new: int | None = None
+                       ) -> SphereDictionary:
+    """The flattest interpolator over ``Theta`` and its dual point scaled to be feasible on the whole circle
+    (d = 2) or sphere (d = 3); up to ``refine`` exchange steps add the violated directions (the ``max_new`` most
+    violated ones that are ≥ 1e-3 rad apart, or all of them) and solve again."""
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    d = X.shape[1]
+    Th = np.asarray(Theta, float)
+    for step in range(refine + 1):
+        res = flattest_outer_weights(Th, X, y, activation)
+        if d == 2:
+            cert = certify_circle(res.nu, X, activation)
+            new = [np.array([math.cos(a_), math.sin(a_)]) for a_, r_ in cert.local_max if r_ > 1]
+        else:
+            cert, new = certify_sphere(res.nu, X, activation)
+        lower = (math.fsum(res.nu * y) / max(cert.kappa, 1.0)) * (1 - DUAL_ROUNDING) if math.isfinite(
+            cert.kappa) else 0.0
+        if step == refine or cert.kappa <= 1 or not new:
+            break
+        Th = np.vstack([Th, *_spread(new, max_new)])  # exchange step: add violated directions
+    return SphereDictionary(Th, res, lower, cert.kappa, step)
 
 
 def upsilon_star_bracket(X, y, activation="relu", sizes: Sequence[int] = (16, 64, 256), *,
@@ -316,18 +366,7 @@ def upsilon_star_bracket(X, y, activation="relu", sizes: Sequence[int] = (16, 64
             ang = 2 * np.pi * (np.arange(K) + 0.5) / K
             Th = np.stack([np.cos(ang), np.sin(ang)], axis=1)
         else:
-            Th = _fibonacci_sphere(K)
-        for step in range(refine + 1):
-            res = flattest_outer_weights(Th, v["X"], v["y"], activation)
-            if d == 2:
-                cert = certify_circle(res.nu, v["X"], activation)
-                new = [np.array([math.cos(a_), math.sin(a_)]) for a_, r_ in cert.local_max if r_ > 1]
-            else:
-                cert, new = certify_sphere(res.nu, v["X"], activation)
-            lower = (math.fsum(res.nu * v["y"]) / max(cert.kappa, 1.0)) * (1 - DUAL_ROUNDING) if math.isfinite(
-                cert.kappa) else 0.0
-            if step == refine or cert.kappa <= 1 or not new:
-                break
-            Th = np.vstack([Th, *new])  # exchange step: add violated directions
-        out.append(Bracket(Th.shape[0], step, res.value, lower, cert.kappa))
+            Th = fibonacci_sphere(K)
+        r = refined_dictionary(v["X"], v["y"], activation, Th, refine)
+        out.append(Bracket(r.Theta.shape[0], r.steps, r.result.value, r.lower, r.kappa))
     return out

@@ -144,6 +144,7 @@ class _Forms:
         self.plus, self.minus = float(plus), float(minus)
         self.sq = _rowsum(_mul(_exact(X), _exact(X)))            # |x_l|² balls
         self.nu2 = _mul(_exact(nu), _exact(nu))
+        self.bases = np.stack([_circle_basis(x) for x in X])    # each circle's plane basis (exact)
 
     def coef(self, A):
         """(c_l, c_l²) per row of the active-set matrix A (bool): exact floats (c = plus or −minus)."""
@@ -278,7 +279,7 @@ def _edges(forms, A, circles, B):
     """Upper bound of each (pattern row, circle i) pair's supremum over the great circle x_i^⊥, 0 where both of
     its critical points are provably outside the closed cell; and a direction for the dictionary."""
     X = forms.X
-    E = np.stack([_circle_basis(X[i]) for i in circles])            # (P, 3, 2), exact
+    E = forms.bases[circles]                                          # (P, 3, 2), exact
     p = np.einsum("lk,pkc->plc", X, E)                               # x_l·e_c: 3 products, exact inputs
     pr = round_up(gamma_n(3) * np.einsum("lk,pkc->plc", np.abs(X), np.abs(E)), 6)
     c, _ = forms.coef(A)
@@ -320,6 +321,10 @@ def _edges(forms, A, circles, B):
     inside = ~(out_plus & out_minus) | ~good
     d = np.einsum("pkc,pc->pk", E, np.stack([w[0][0], w[1][0]], -1))
     d = np.where(out_plus[:, None], -d, d)
+    # on the circle the cell's side of x_i is not visible to a dictionary: step 1e-7 into the cell
+    xi = X[circles] / np.linalg.norm(X[circles], axis=1)[:, None]
+    side = np.where(A[rows, circles], 1.0, -1.0)[:, None]
+    d = d + 1e-7 * np.linalg.norm(d, axis=1)[:, None] * side * xi
     return np.where(inside, bound, 0.0), d, inside
 
 
