@@ -312,7 +312,8 @@ def test_each_candidate_kind_against_the_exact_oracle(act):
 @pytest.mark.parametrize("seed", [32, 50, 52, 82])
 def test_two_live_cells_against_the_exact_oracle(seed):
     """Data (found by a search over seeds with the exact oracle) whose supremum is a ReLU cell with two live
-    samples met by its critical circle: a routine that dropped that interior candidate would fall below it."""
+    samples met by its critical circle. (The interior candidate is redundant there: the critical circle leaves
+    the cell through an edge, whose candidate attains the same constant value; mutants.toml records it.)"""
     rng = np.random.default_rng(seed)
     n = 4 + seed % 3
     X, nu = rng.standard_normal((n, 3)), rng.standard_normal(n)
@@ -321,6 +322,21 @@ def test_two_live_cells_against_the_exact_oracle(seed):
     rec = {}
     ex = exact_sup_squared(nu, X, record=rec)
     assert max(v for k, v in rec.items() if k[0] == "interior2") >= ex   # the case is what it claims
+    b = sphere_sup_bound(nu, X)
+    assert Fr(b.kappa_upper) ** 2 >= ex
+    assert b.kappa_upper <= math.sqrt(float(ex)) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("eps", [2.0 ** -30, 2.0 ** -45])
+def test_near_parallel_but_resolved_against_the_exact_oracle(eps):
+    """A sample 2^-30 or 2^-45 from another's multiple: two circles cross in a lune ~1e-14 wide. The balls still
+    resolve the vertex; the bound must hold against the exact supremum (the mpmath enumeration, whose 1e-10
+    thresholds treat the pair as parallel, over-estimates here) and be as tight as on general data."""
+    rng = np.random.default_rng(2)
+    X, nu = rng.standard_normal((6, 3)), rng.standard_normal(6)
+    X[5] = X[0] + np.array([0.0, 0.0, eps])
+    ex = exact_sup_squared(nu, X)
+    assert ex is not None
     b = sphere_sup_bound(nu, X)
     assert Fr(b.kappa_upper) ** 2 >= ex
     assert b.kappa_upper <= math.sqrt(float(ex)) * (1 + 1e-12)

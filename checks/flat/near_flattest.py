@@ -32,7 +32,7 @@ means a worst excess that decays more slowly than n^{−0.3} over this range, re
 against the rate. Beside it, the flattest interpolator's own exponent. The claim's word is
 :func:`checks.evidence.stats.combine_parts` over the twelve series (two designs × three τ² × two κ). Planned units:
 :data:`PLANNED` seeds per series from a pilot (:data:`PILOT_SD`); ``verify --power`` runs each design's largest plan,
-the default run runs :data:`DEFAULT_SEEDS` of each.
+the default run runs :data:`DEFAULT_SEEDS` (dictionary) and :data:`DEFAULT_SEEDS_SPHERE` (whole sphere).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ BUDGET_SLACK = 1e-7
 # Pilots (master seed 20260, seed indices 0-3 for the dictionary design, 0-5 for the whole-sphere one; run before
 # the confirmatory run, whose seeds start at FIRST_SEED): per-seed slope SDs per series (design, τ², κ). Power 0.8
 # at α = 0.05 for δ = 0.2 then needs ⌈((1.96 + 0.84)·SD/0.2)²⌉ seeds: dictionary 10, 8, 13, 17, 67, 67; whole
-# sphere 23, 29, 453, 511, 210, 249. In d = 3 with small noise the per-seed slope is bimodal over n ∈ 8..64 (−1 or
+# sphere 23, 29, 453, 512, 210, 249. In d = 3 with small noise the per-seed slope is bimodal over n ∈ 8..64 (−1 or
 # −4: the noise starts to dominate the worst excess inside the range or not), hence the large SDs.
 PILOT_SD = {("dictionary", 0.0, 2.0): 0.225, ("dictionary", 0.0, 4.0): 0.194, ("dictionary", 0.01, 2.0): 0.256,
             ("dictionary", 0.01, 4.0): 0.289, ("dictionary", 0.1, 2.0): 0.58, ("dictionary", 0.1, 4.0): 0.581,
@@ -86,6 +86,7 @@ PLANNED = {key: units_for_power(sd, DELTA) for key, sd in PILOT_SD.items()}
 PLANNED_BY_DESIGN = {d: max(v for k, v in PLANNED.items() if k[0] == d) for d in ("dictionary", "sphere")}
 PLANNED_SEEDS = max(PLANNED_BY_DESIGN.values())
 DEFAULT_SEEDS = 6
+DEFAULT_SEEDS_SPHERE = 3   # ~45 s a seed on one core; its plans (23-512 seeds) are for --power on a cluster
 FIRST_SEED = 100   # the run's seed indices start here: disjoint from the pilot's
 
 
@@ -235,7 +236,7 @@ def _config(quick: bool, power: bool = False) -> dict:
     if quick:
         return {"seeds": 2, "first_seed": 0, "design_seeds": dict.fromkeys(DESIGNS, 2), "n": (8, 16),
                 "n_sphere": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
-    by_design = PLANNED_BY_DESIGN if power else dict.fromkeys(DESIGNS, DEFAULT_SEEDS)
+    by_design = PLANNED_BY_DESIGN if power else {"dictionary": DEFAULT_SEEDS, "sphere": DEFAULT_SEEDS_SPHERE}
     return {"seeds": max(by_design.values()), "first_seed": FIRST_SEED, "design_seeds": by_design, "n": N_GRID,
             "n_sphere": N_GRID_SPHERE, "noises": NOISES, "kappas": KAPPAS, "starts": STARTS}
 

@@ -374,8 +374,36 @@ def _arc_wrap() -> dict:
             "ok": fd <= L * (1 + 1e-9) and (L - fd) / L <= 1e-4}
 
 
+def _sphere_ties() -> dict:
+    """flat, S²: the sup of |Φ̄ᵀν|/ω (the whole-sphere Υ* bracket's certificate) where circles meet exactly: three
+    samples in the plane z = 0 (three circles through ±e₃), an exact multiple of one of them (one circle twice), and
+    a pair parallel to within rounding but not exactly (its vertex ball contains 0: the mpmath enumeration takes
+    over). Each against the mpmath enumeration, which tries every sign pattern at such a vertex: the interval bound
+    must be ≥ it and within 1e-9 of it."""
+    from numerics import flat
+    from numerics.flat.sphere_cert import sphere_sup_bound
+
+    rows = []
+    X = np.array([[1.0, 2.0, 0.0], [3.0, -1.0, 0.0], [4.0, 1.0, 0.0], [0.0, 1.0, 1.0], [2.0, 4.0, 0.0],
+                  [1.0, 0.0, -2.0]])
+    nu = np.array([1.0, 1.0, -2.0, 0.5, 1.0, -0.75])
+    near = X.copy()
+    near[3], near[4] = [1.0, 2.0, 3.0], [1.0, 2.0, 3.0 + 2.0 ** -51]   # cross (2^-50, −2^-51, 0): ball holds 0
+    for name, data in (("triple point and a doubled circle", X), ("near-parallel pair (mpmath fall-back)", near)):
+        ref = flat.certify_sphere(nu, data, "relu", method="mpmath")[0].kappa / (1 + 1e-12)
+        got = flat.certify_sphere(nu, data, "relu")[0].kappa
+        rows.append({"data": name, "mpmath": ref, "interval": got,
+                     "ok": ref * (1 - 1e-13) <= got <= ref * (1 + 1e-9)})
+    b = sphere_sup_bound(nu, X)
+    rows.append({"data": "sphere_sup_bound itself", "bound": b.kappa_upper, "found": b.kappa_found,
+                 "ok": b.kappa_found <= b.kappa_upper * (1 + 1e-15)})
+    return {"case": "S²: circles through one point, a doubled circle, a near-parallel pair (sup |Φ̄ᵀν|/ω)",
+            "rows": rows, "ok": all(r["ok"] for r in rows)}
+
+
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
-         _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap)
+         _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap,
+         _sphere_ties)
 
 
 def level_F(ctx: Context) -> Outcome:
@@ -391,7 +419,8 @@ def level_F(ctx: Context) -> Outcome:
                f"circle of radius 1e-15 on S², near-parallel planes in B_3/2, tangent/repeated/opposite hyperplanes "
                f"in the d = 6 bracket with its lower end re-proved from the witness, hyperplanes through one point "
                f"~1e-17 apart (d = 4) and a 1e-21 triangle (d = 2) in brackets at rel_gap 0, tangent caps on S³, "
-               f"counts on their thresholds, an S¹ arc across 2π); exact fall-backs reached: "
+               f"counts on their thresholds, an S¹ arc across 2π, circles through one point on S²); exact fall-backs "
+               f"reached: "
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
                + (f"; DISAGREE: {', '.join(wrong)}" if wrong else ""))

@@ -274,7 +274,7 @@ def _certify_sphere_mp(nu, X, activation, dps: int = 20) -> tuple[CircleCertific
             v, N = forms(pat)
             try:
                 t = mpmath.lu_solve(N, v)
-            except ZeroDivisionError:
+            except (ZeroDivisionError, TypeError):   # singular N (mpmath's LU raises either, depending on where)
                 continue
             if mpmath.norm(t) == 0:
                 continue
