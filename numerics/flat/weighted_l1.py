@@ -135,7 +135,8 @@ def _crossover(Phi, y, w, score, sign):
     if vert is not None or m == n:
         return vert
     K = np.argsort(-score)[: min(m, 2 * n)]
-    sc = np.sqrt(score[K] / np.max(score[K]))
+    top = float(np.max(score[K]))
+    sc = np.sqrt(score[K] / top) if top > 0 else np.ones(len(K))
     _, piv = sla.qr(Phi[:, K] * sc, mode="r", pivoting=True, check_finite=False)
     return _vertex(Phi, y, w, np.sort(K[piv[:n]]), sign)
 
@@ -313,7 +314,12 @@ def weighted_l1_min(
     if not interpolates(Phi, b_ipm, y):  # ΦΦᵀ squares cond(Φ): an ill-conditioned Φ needs the SVD
         b_ipm = lstsq_correct(Phi, y, b_ipm)
     nu_ipm = nu * sw
-    vert = _crossover(Phi, y, w, np.maximum(xp / zp, xm / zm), np.where(zp <= zm, 1.0, -1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):   # a slack of exactly 0: the column is basic for sure
+        score = np.maximum(xp / zp, xm / zm)
+    score = np.where(np.isnan(score), 0.0, score)
+    finite = score[np.isfinite(score)]
+    score = np.where(np.isinf(score), 2.0 * (float(finite.max()) if finite.size else 1.0) + 1.0, score)
+    vert = _crossover(Phi, y, w, score, np.where(zp <= zm, 1.0, -1.0))
     cands = [(b_ipm, nu_ipm)] if vert is None else [vert, (b_ipm, nu_ipm)]
 
     is_basis = False
