@@ -230,7 +230,7 @@ def _dot3(a, b):
     return _add(_add(_mul(a[0], b[0]), _mul(a[1], b[1])), _mul(a[2], b[2]))
 
 
-def _provably_outside(signs_m, signs_r, A, plus: float, minus: float):
+def _provably_outside(signs_m, signs_r, A):
     """Per row: some sample's x_l·t is provably on the side opposite to the pattern's (a point outside the closed
     cell; every sample's circle bounds the cell, whatever its slopes). ``signs`` are (P, n) balls."""
     pos, neg = signs_m > signs_r, signs_m < -signs_r
@@ -255,8 +255,8 @@ def _interior(forms, A, v, M, B, s2, missed):
     tm = np.stack([t[k][0] for k in range(3)], -1)
     tr = np.stack([t[k][1] for k in range(3)], -1)
     sg = _matvec_rows(forms.X, (tm, tr))
-    out_plus = _provably_outside(sg[0], sg[1], A, forms.plus, forms.minus)
-    out_minus = _provably_outside(-sg[0], sg[1], A, forms.plus, forms.minus)
+    out_plus = _provably_outside(sg[0], sg[1], A)
+    out_minus = _provably_outside(-sg[0], sg[1], A)
     inside = (~(out_plus & out_minus) | ~good) & ~missed   # without det > 0, ±adj(M)v need not be critical
     # a direction for the dictionary: the critical point on the side not provably outside
     dirs = np.where(out_plus[:, None], -tm, tm)
@@ -316,8 +316,8 @@ def _edges(forms, A, circles, B):
                   + 2 * U * (np.abs(p[:, :, 0] * w[0][0][:, None]) + np.abs(p[:, :, 1] * w[1][0][:, None])), 8)
     rows = np.arange(len(circles))
     sr[rows, circles] = np.inf   # the circle itself: t_i = 0 there, no constraint
-    out_plus = _provably_outside(sm, sr, A, forms.plus, forms.minus)
-    out_minus = _provably_outside(-sm, sr, A, forms.plus, forms.minus)
+    out_plus = _provably_outside(sm, sr, A)
+    out_minus = _provably_outside(-sm, sr, A)
     inside = ~(out_plus & out_minus) | ~good
     d = np.einsum("pkc,pc->pk", E, np.stack([w[0][0], w[1][0]], -1))
     d = np.where(out_plus[:, None], -d, d)
