@@ -6,7 +6,8 @@ level does not depend on which process runs it or when, and the report (built in
 collected evidence) is the same for every K; ``tests/test_cli.py`` checks that byte for byte.
 
 Scheduling is longest-first, by the level's time in the last report of the same kind when there is one
-(``verify.json`` or ``verify-quick.json``), else E and F levels first. Workers are forked once, before the
+(``verify.json`` or ``verify-quick.json``), else the heaviest levels of a full run (:data:`_KNOWN`), then E and F
+levels. Workers are forked once, before the
 caller starts any thread, and run many levels each. A worker that dies (killed, out of memory) fails only
 the levels it held, each with an error naming the cause; everything already finished is kept.
 """
@@ -25,6 +26,11 @@ from typing import Any
 from checks.evidence.outcome import Evidence
 
 _GUESS = {"E": 4.0, "F": 2.0, "S": 1.5, "P": 1.0, "A": 1.0}  # seconds, when no earlier report says
+# The heaviest levels of a full run (seconds, this 2-core machine, 2026-12-06), so that a fresh clone, with no report
+# yet, starts them first: without it suite.controls F ran last and alone for ~170 s of an 18-min run.
+_KNOWN = {("rob.structured", "E"): 450.0, ("suite.controls", "F"): 340.0, ("flat.near_flattest", "E"): 330.0,
+          ("rob.low_width", "E"): 175.0, ("rob.law", "E"): 125.0, ("rob.sharpness", "E"): 60.0,
+          ("rob.low_width", "P"): 55.0, ("rob.width_one", "E"): 45.0}
 
 
 def _history(path: Path | None) -> dict[tuple[str, str], float]:
@@ -59,7 +65,8 @@ class LevelPool:
         self.jobs = list(jobs)
         seen = _history(history)
         order = sorted(range(len(self.jobs)), key=lambda i: (
-            -seen.get((self.jobs[i][0].id, self.jobs[i][1]), _GUESS.get(self.jobs[i][1], 1.0)), i))
+            -seen.get((self.jobs[i][0].id, self.jobs[i][1]),
+                      _KNOWN.get((self.jobs[i][0].id, self.jobs[i][1]), _GUESS.get(self.jobs[i][1], 1.0))), i))
         # fork: the parent has loaded the claims but started no thread and no torch/OpenMP pool yet; every
         # worker inherits the same Hypothesis constant pool (see checks.runners.falsify.preload_local_modules)
         from checks.runners.falsify import preload_local_modules
