@@ -161,13 +161,18 @@ def worst_excess(S: NearFlattestSet, G, c, e0, starts: list[np.ndarray], *, max_
     return best_b, best, steps
 
 
-def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: int = STARTS) -> dict:
-    """One (data set, dictionary) in d = 5: the flattest interpolator's excess and the adversary's worst per κ."""
-    X = rng.standard_normal((n, D))
-    u = rng.standard_normal(D)
+def _data(rng: np.random.Generator, n: int, d: int, tau2: float):
+    """x ~ N(0, I_d), a unit u, the target ReLU(u·x) and its labels with noise of variance τ² (in this order)."""
+    X = rng.standard_normal((n, d))
+    u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
     target = single_index(u, "relu")
-    y = target(X) + (math.sqrt(tau2) * rng.standard_normal(n) if tau2 > 0 else 0.0)
+    return X, u, target, target(X) + (math.sqrt(tau2) * rng.standard_normal(n) if tau2 > 0 else 0.0)
+
+
+def cell(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: int = STARTS) -> dict:
+    """One (data set, dictionary) in d = 5: the flattest interpolator's excess and the adversary's worst per κ."""
+    X, u, target, y = _data(rng, n, D, tau2)
     Th = rng.standard_normal((2 * n, D))
     Th = np.vstack([u, Th / np.linalg.norm(Th, axis=1, keepdims=True)])
     res = flattest_outer_weights(Th, X, y, "relu")
@@ -180,15 +185,10 @@ def cell_sphere(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, st
     """One data set in d = 3 against Υ* over the whole sphere of directions (any width): the near-flattest set is
     Υ ≤ κ·Υ_low with Υ_low the certified lower end of the bracket (:func:`numerics.flat.refined_dictionary`: the
     flattest interpolator over a Fibonacci lattice of 8n directions and u, then :data:`REFINE` exchange steps of
-    ≤ 4n directions each,
-    its dual point scaled to be feasible on all of S² by the interval bound of κ). The adversary searches the
-    refined dictionary's interpolators inside that set: everything it finds is near-flattest against the true Υ*,
-    which no dictionary of the suite's choosing can lower."""
-    X = rng.standard_normal((n, D_SPHERE))
-    u = rng.standard_normal(D_SPHERE)
-    u /= np.linalg.norm(u)
-    target = single_index(u, "relu")
-    y = target(X) + (math.sqrt(tau2) * rng.standard_normal(n) if tau2 > 0 else 0.0)
+    ≤ 4n directions each, its dual point scaled to be feasible on all of S² by the interval bound of κ). The
+    adversary searches the refined dictionary's interpolators inside that set: everything it finds is near-flattest
+    against the true Υ*, which no dictionary of the suite's choosing can lower."""
+    X, u, target, y = _data(rng, n, D_SPHERE, tau2)
     sd = refined_dictionary(X, y, "relu", np.vstack([u, fibonacci_sphere(INIT * n)]), REFINE, max_new=NEW * n)
     res = sd.result
     row = {"design": "sphere", "n": n, "tau2": tau2, "upsilon_star": float(res.value), "upsilon_low": sd.lower,

@@ -146,24 +146,27 @@ class _Forms:
         self.nu2 = _mul(_exact(nu), _exact(nu))
         self.bases = np.stack([_circle_basis(x) for x in X])    # each circle's plane basis (exact)
 
-    def coef(self, A):
-        """(c_l, c_l²) per row of the active-set matrix A (bool): exact floats (c = plus or −minus)."""
+    def weights(self, A):
+        """Per row of the active-set matrix A (bool): the slopes c (exact floats: plus or −minus), and the balls
+        of c² and c·ν (their products round)."""
         c = np.where(A, self.plus, -self.minus)
-        return c, c * c   # c² rounds: only the products below use it, as exact data; see _sums
+        return c, _mul(_exact(c), _exact(c)), _mul(_exact(c), _exact(self.nu[None, :]))
+
+    def B(self, A):
+        """B̃ = Σ_l c_l²|x_l|² per row (balls)."""
+        _, cc, _ = self.weights(A)
+        return _rowsum(_mul(cc, (self.sq[0][None, :], self.sq[1][None, :])))
 
     def sums(self, A):
         """Per pattern row: v (3 balls), M̃ (3×3 balls), B̃, and Σ_{c≠0} ν² (balls)."""
-        c, _ = self.coef(A)
-        cc = _mul(_exact(c), _exact(c))                              # c², with its rounding
-        cnu = _mul(_exact(c), _exact(self.nu[None, :]))
+        _, cc, cnu = self.weights(A)
         v = [_rowsum(_mul(cnu, _exact(self.X[None, :, k]))) for k in range(3)]
         M = {}
         for a in range(3):
             for b in range(a, 3):
                 xx = _mul(_exact(self.X[:, a]), _exact(self.X[:, b]))
                 M[a, b] = M[b, a] = _rowsum(_mul(cc, (xx[0][None, :], xx[1][None, :])))
-        B = _rowsum(_mul(cc, (self.sq[0][None, :], self.sq[1][None, :])))
-        return v, M, B, _s2(self, A)
+        return v, M, self.B(A), _s2(self, A)
 
 
 def _scale(a, s: float):
@@ -282,9 +285,7 @@ def _edges(forms, A, circles, B):
     E = forms.bases[circles]                                          # (P, 3, 2), exact
     p = np.einsum("lk,pkc->plc", X, E)                               # x_l·e_c: 3 products, exact inputs
     pr = round_up(gamma_n(3) * np.einsum("lk,pkc->plc", np.abs(X), np.abs(E)), 6)
-    c, _ = forms.coef(A)
-    cc = _mul(_exact(c), _exact(c))
-    cnu = _mul(_exact(c), _exact(forms.nu[None, :]))
+    c, cc, cnu = forms.weights(A)
     a = [_rowsum(_mul(cnu, (p[:, :, k], pr[:, :, k]))) for k in range(2)]
     N = {}
     for i in range(2):
@@ -386,9 +387,7 @@ def _vertex_values(forms, A, w, T):
     x_a × x_b of a cell with live samples a, b) then gets 0: near it r_P depends only on the direction of
     (t_l)_live, whose values over the cell are those of its other vertices and its critical points, which are
     candidates of their own."""
-    c, _ = forms.coef(A)
-    cc = _mul(_exact(c), _exact(c))
-    cnu = _mul(_exact(c), _exact(forms.nu[None, :]))
+    c, cc, cnu = forms.weights(A)
     lin = _rowsum(_mul(cnu, T))
     q = _rowsum(_mul(cc, _mul(T, T)))
     B = _rowsum(_mul(cc, (forms.sq[0][None, :], forms.sq[1][None, :])))
@@ -534,24 +533,23 @@ def sphere_sup_bound(nu, X, plus: float = 1.0, minus: float = 0.0, *, block: int
     keys = list(patterns)
     index = {k: j for j, k in enumerate(keys)}
     P = np.stack([patterns[k] for k in keys]) if keys else np.zeros((0, n), bool)
+    Bm, Br = np.zeros(len(P)), np.zeros(len(P))   # each pattern's B̃, kept for its edges
     for s in range(0, len(P), block):
         A = P[s:s + block]
         v, M, B, s2 = forms.sums(A)
+        Bm[s:s + block], Br[s:s + block] = B
         missed = np.array([sides[k] != 0 for k in keys[s:s + block]], bool)
         val, dirs, inside = _interior(forms, A, v, M, B, s2, missed)
         best = max(best, float(np.max(val, initial=0.0)))
-        _collect(violators, forms, A, dirs, inside)
-        found = max(found, _found(forms, A, dirs, inside))
+        found = max(found, _harvest(violators, forms, A, dirs, inside))
     ek = sorted(edge_keys)
     for s in range(0, len(ek), block):
         chunk = ek[s:s + block]
-        A = P[[index[k] for k, _ in chunk]]
+        rows = np.array([index[k] for k, _ in chunk], np.int64)
         circles = np.array([i for _, i in chunk])
-        _, _, B, _ = forms.sums(A)
-        val, dirs, inside = _edges(forms, A, circles, B)
+        val, dirs, inside = _edges(forms, P[rows], circles, (Bm[rows], Br[rows]))
         best = max(best, float(np.max(val, initial=0.0)))
-        found = max(found, _found(forms, A, dirs, inside))
-        _collect(violators, forms, A, dirs, inside)
+        found = max(found, _harvest(violators, forms, P[rows], dirs, inside))
     violators.sort(key=lambda t: -t[0])
     kup = round_up(math.sqrt(best)) if math.isfinite(best) else math.inf
     return SphereBound(float(kup), math.sqrt(max(found, 0.0)), len(P), len(iu),
@@ -575,14 +573,12 @@ def _consistent(forms, A, dirs):
     return np.all(np.where(A, t >= 0, t <= 0), axis=1)
 
 
-def _found(forms, A, dirs, inside) -> float:
-    ok = inside & _consistent(forms, A, dirs)
-    return float(np.max(_ratio_at(forms, A[ok], dirs[ok]), initial=0.0))
-
-
-def _collect(violators, forms, A, dirs, inside):
+def _harvest(violators, forms, A, dirs, inside) -> float:
+    """The float ratio at each candidate direction that lies in its own cell: the largest (the supremum found), and
+    every one above 1 appended to ``violators`` for an exchange step."""
     ok = inside & _consistent(forms, A, dirs)
     r = _ratio_at(forms, A[ok], dirs[ok])
     for j in np.flatnonzero(r > 1):
         d = dirs[ok][j]
         violators.append((float(r[j]), d / np.linalg.norm(d)))
+    return float(np.max(r, initial=0.0))
