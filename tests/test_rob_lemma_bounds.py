@@ -136,3 +136,60 @@ def test_bad_input_is_named():
         rob.op_enclosure(np.array([[np.nan, 1.0]]))
     with pytest.raises(ValueError, match="direction"):
         data.rational_unit([0.0, 0.0])
+
+
+# ---------------------------------------------------------------------------------------- the two sides (SPEC §5)
+def test_pins_tell_a_true_but_different_constant_from_the_statements():
+    """5 → 4 and 6 → 5 are true statements no data set refutes; the F levels pin each evaluator's constant to the
+    statement's instead, and these plants must break the pin (while the real evaluators keep it)."""
+    assert occupancy.pin()["agree"] and value_mass.pin()["agree"] and serving.pin()["agree"]
+    assert not value_mass.pin(coefficient=lambda L, t: 4 * L / t)["agree"]
+    assert not value_mass.pin(coefficients=lambda t: (2, 1 / t, (1 - t) / t))["agree"]
+    assert not serving.pin(rigid=lambda L, h: 5 * L ** 2 / h ** 2)["agree"]
+    assert not serving.pin(coefficient=lambda t, h, a: 1 / (t + h / a) ** 2)["agree"]  # |α| dropped: α < 0 rows
+    assert not occupancy.pin(coefficient=lambda t: 1 / t)["agree"]
+    assert occupancy.pin(coefficient=lambda t: 1 / t)["mismatches"]  # names the arguments where they differ
+
+
+def test_equality_cases_are_applicable_and_attain_the_bounds_exactly():
+    """The explicit cases every run tries first are inside the hypotheses, and the occupancy's two (and the serving
+    capacity's two) make the bound an exact equality: margin 0 by the exact path, not merely "holds"."""
+    for prop in (*occupancy.PROPERTIES, *value_mass.PROPERTIES, *serving.PROPERTIES):
+        assert prop.examples and prop.ties > 0, prop.name
+        for case in prop.examples:
+            assert prop.screen(case) <= 0 and prop.confirm(case) <= 0, (prop.name, case["mode"])
+    assert [occupancy.bound_margin(c, exact=True) for c in occupancy.PROPERTIES[0].examples] == [0.0, 0.0]
+    assert [serving.capacity_margin(c, exact=True) for c in serving.SHARP_CASES] == [0.0, 0.0]
+    # the rigid serving bound at its sharp case: count·h²/(Op L²) = 4 exactly, against the stated 6
+    c = serving.SHARP_CASES[0]
+    assert rob.served(c["X"], c["y"], c["u"], c["t"], c["alpha"], c["h"]) * c["h"] ** 2 / (3 * c["L"] ** 2) == 4
+
+
+def test_an_equality_decided_as_strict_is_caught_through_the_ties():
+    """sign(Op − c) = −1 at c = Op (semidefinite taken for definite): only an exact tie tells it, and the float
+    screen (slack 1e-9) calls every tie "holds"; the near-tie band sends them to the exact decision."""
+    def strict(X, c):
+        s = rob.op_compare(X, c)
+        return -1 if s == 0 else s
+
+    res = falsify(occupancy.occupancy_property(op_compare=strict))
+    assert res.found and res.ties >= 1
+
+
+def test_the_top_root_planted_as_the_bottom_one_is_caught():
+    """An Op enclosure of λ_min instead of λ_max disagrees with the Sturm counts at the equality cases."""
+    import numerics.rob.lemmas as L
+
+    real = L.op_enclosure
+
+    def bottom(X):
+        Xf = np.asarray(X, float)
+        lo = float(np.linalg.eigvalsh(Xf.T @ Xf)[0]) if Xf.size else 0.0
+        return Fraction(lo) - Fraction(1, 10**12), Fraction(lo) + Fraction(1, 10**12)
+
+    try:
+        L.op_enclosure = rob.op_enclosure = bottom
+        res = falsify(occupancy.occupancy_property())
+    finally:
+        L.op_enclosure = rob.op_enclosure = real
+    assert res.found

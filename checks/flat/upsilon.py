@@ -31,6 +31,7 @@ from checks.flat.strategies import FlatCase, flat_nets
 from checks.runners.falsify import NotApplicable, Property, run_properties
 from numerics import flat
 from numerics._derived import flat as derived
+from numerics.namespaces import MP
 from proofs import flat as proof
 
 ID = "flat.upsilon"
@@ -48,15 +49,23 @@ def level_S(ctx: Context) -> Outcome:
 
 def level_P(ctx: Context) -> Outcome:
     dps = TOL["precision_dps"]
-    digits_u, digits_t = [], []
+    digits_u, digits_t, digits_l = [], [], []
     for act, a, Th, X, _ in cases(ctx, "flat.upsilon/P", 6, 2, 3, dyadic_data=True):
         spec = flat.get_activation(act)
         with mpmath.workdps(dps):
             md = flat.mp_inputs(a, Th, X)
             A_, B_, _, _ = flat.neuron_moments_mp(spec, md["Theta"], md["X"])
-            refs = [oracles.mp_min_rescaled_trace(A_[j], B_[j], mpmath.mpf(a[j]) ** 2, spec.c, dps)[0]
+            mins = [oracles.mp_min_rescaled_trace(A_[j], B_[j], mpmath.mpf(a[j]) ** 2, spec.c, dps)
                     for j in range(len(a))]
+            refs = [r[0] for r in mins]
             digits_u.append(digits_agreed(flat.upsilon_mp(a, Th, X, act, dps=dps), mpmath.fsum(refs)))
+            # the minimiser too (two sides: Υ right with λ_opt wrong would pass the value alone): both generated
+            # forms of λ_opt, the power and exp of the sum of logs, against the oracle's root at dps digits
+            for j in range(len(a)):
+                if A_[j] > 0 and B_[j] > 0 and a[j] != 0:
+                    args = (A_[j], B_[j], abs(mpmath.mpf(a[j])), mpmath.mpf(spec.c))
+                    digits_l.append(min(digits_agreed(derived.lambda_opt(*args, _m=MP), mins[j][1]),
+                                        digits_agreed(mpmath.exp(derived.log_lambda_opt(*args, _m=MP)), mins[j][1])))
             # the trace after the optimal rescaling, from the exact sympy Hessian, equals Upsilon
             lam = flat.optimal_rescaling(a, Th, X, act)
             if not np.all(np.isfinite(lam)):  # a neuron dead on every sample: nothing to rescale
@@ -66,12 +75,14 @@ def level_P(ctx: Context) -> Outcome:
             digits_t.append(min(16.0, digits_agreed(flat.upsilon(a, Th, X, act),
                                                     flat.flatness_trace_mp(a2, Th2, X, yi, act, dps=dps))))
     worst = min(digits_u)
+    worst_l = min(digits_l, default=0.0)
     ok = (worst >= TOL["precision_min_digits"] and len(digits_t) >= (2 if ctx.quick else 4)
-          and min(digits_t) >= TOL["flat_lambda_digits"])
+          and min(digits_t) >= TOL["flat_lambda_digits"] and worst_l >= TOL["precision_min_digits"])
     return Outcome(ok, {"digits_agreed": worst, "cases": len(digits_u), "trace_at_lambda_opt_digits":
-                        min(digits_t)},
+                        min(digits_t), "lambda_opt_digits": worst_l, "lambda_opt_neurons": len(digits_l)},
                    f"closed-form Υ at dps={dps} vs mpmath minimisation of λ^(2c)A + λ^(−2)a²B (root of the "
-                   f"derivative, no closed form): ≥ {worst:.1f} digits; trace after the float64 λ_opt "
+                   f"derivative, no closed form): ≥ {worst:.1f} digits; its minimiser λ_opt (both generated forms) "
+                   f"to ≥ {worst_l:.1f} digits over {len(digits_l)} neurons; trace after the float64 λ_opt "
                    f"rescaling equals Υ to {min(digits_t):.1f} digits (float64 λ)")
 
 

@@ -202,7 +202,7 @@ def _run_shard(ref, shard, out_dir, ignore) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------------------------- merging
 DETERMINISTIC = ("examples", "calls", "not_applicable", "candidates", "confirmed", "precision_artifacts", "undecided",
-                 "worst_screen", "counterexample", "counterexample_margin")
+                 "ties", "explicit", "worst_screen", "worst_explicit", "counterexample", "counterexample_margin")
 
 
 def merge(name: str, summaries: Iterable[dict[str, Any]]) -> FalsifyResult:
@@ -214,7 +214,10 @@ def merge(name: str, summaries: Iterable[dict[str, Any]]) -> FalsifyResult:
         setattr(res, key, sum(int(s[key]) for s in rows))
     res.precision_artifacts = sum(int(s.get("precision_artifacts", 0)) for s in rows)  # older journals lack it
     res.undecided = sum(int(s.get("undecided", 0)) for s in rows)  # journals before revision-2 proofs lack it
+    res.ties = sum(int(s.get("ties", 0)) for s in rows)  # the two-sided confirmations (older journals lack them)
+    res.explicit = sum(int(s.get("explicit", 0)) for s in rows)
     res.worst_screen = max((float(s["worst_screen"]) for s in rows), default=-math.inf)
+    res.worst_explicit = max((float(s.get("worst_explicit", -math.inf)) for s in rows), default=-math.inf)
     hit = next((s for s in rows if s["counterexample"] is not None), None)
     if hit is not None:
         res.counterexample, res.counterexample_margin = hit["counterexample"], hit["counterexample_margin"]

@@ -67,6 +67,12 @@ class Property:
     # raised whenever the screen or the confirmation changes what a shard finds: a campaign's journal is keyed by
     # it, so ``--resume`` never mixes shards of two revisions (ws.bound/moments: 2, its proved arb confirmation)
     revision: int = 1
+    # two sides (SPEC §5): a float64 margin in (−ties, 0] is confirmed too, so the exact path decides every near-tie
+    # (an equality case the float screen, with its tolerance, would call "holds" without asking the exact path)
+    ties: float = 0.0
+    # cases every run tries first, before the generated ones (Hypothesis's explicit phase): the statement's
+    # equality and extremal cases, which a strategy draws only by chance
+    examples: tuple = ()
 
     def __post_init__(self):
         PROPERTIES.setdefault(self.name, self)  # the first (the module-level real one) keeps the name
@@ -182,7 +188,10 @@ class FalsifyResult:
     confirmed: int = 0  # confirmed at 50 digits and at the escalated precision (shrinking steps included)
     precision_artifacts: int = 0  # candidates that 50 digits confirmed and the escalated precision refuted
     undecided: int = 0  # candidates a proved confirmation could neither confirm nor refute (Undecided)
+    ties: int = 0  # float64 margins in (−ties, 0] sent to the exact confirmation (Property.ties)
+    explicit: int = 0  # the property's explicit cases tried (Property.examples)
     worst_screen: float = -math.inf
+    worst_explicit: float = -math.inf  # the largest float64 margin over the explicit cases (0: the bound attained)
     counterexample: Any = None  # JSON of the shrunk confirmed counterexample
     counterexample_margin: float | None = None
     reproducers: list[str] = field(default_factory=list)
@@ -209,7 +218,10 @@ class FalsifyResult:
             "confirmed": self.confirmed,
             "precision_artifacts": self.precision_artifacts,
             "undecided": self.undecided,
+            "ties_confirmed": self.ties,
+            "explicit_cases": self.explicit,
             "worst_margin": self.worst_screen,
+            "worst_explicit_margin": self.worst_explicit,
         }
 
 
@@ -272,25 +284,28 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
     last: dict[str, Any] = {}
     first_hit: list[int] = []
 
-    @settings(max_examples=n, database=None, deadline=None, print_blob=False, report_multiple_bugs=False,
-              phases=(Phase.generate, Phase.shrink),
-              suppress_health_check=list(HealthCheck))
-    @hyp_seed(seed)
-    @given(prop.strategy)
-    def run(case):
+    def body(case, is_explicit=False):
         res.calls += 1
+        res.explicit += is_explicit
         try:
             m = float(prop.screen(case))
         except NotApplicable:
             res.not_applicable += 1
+            if is_explicit:
+                raise ValueError(f"{prop.name}: an explicit case is outside the property's hypotheses") from None
             assume(False)
             return
         if math.isnan(m):
             m = math.inf  # a NaN from an evaluator is itself suspicious: confirm it
         res.worst_screen = max(res.worst_screen, m)
-        if m <= 0:
+        if is_explicit:
+            res.worst_explicit = max(res.worst_explicit, m)
+        if m <= -prop.ties or (m <= 0 and not prop.ties):
             return
-        res.candidates += 1
+        if m <= 0:
+            res.ties += 1
+        else:
+            res.candidates += 1
         cj = prop.to_json(case)
         failure = None
         try:
@@ -318,8 +333,13 @@ def falsify(prop: Property, *, budget: int | None = None, seed: int = 0,
                 on_save(Path(res.reproducers[-1]))
         raise _Confirmed(f"{prop.name}: confirmed margin {c:.3e}")
 
+    hyp = settings(max_examples=n, database=None, deadline=None, print_blob=False, report_multiple_bugs=False,
+                   phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck))
+    run = hyp(hyp_seed(seed)(given(prop.strategy)(lambda case: body(case))))
     t0 = time.perf_counter()
     try:
+        for c in prop.examples:  # the explicit cases first, outside Hypothesis (no shrinking of a given case)
+            body(c, is_explicit=True)
         run()
     except _Confirmed:
         res.counterexample = last["case"]
@@ -382,6 +402,8 @@ def run_properties(ctx, props, salt: str, *, expect_found: bool = False,
         "confirmed": sum(r.confirmed for r in results),
         "undecided": sum(r.undecided for r in results),
         "worst_margin": max((r.worst_screen for r in results), default=-math.inf),
+        "ties_confirmed": sum(r.ties for r in results),
+        "explicit_cases": sum(r.explicit for r in results),
     }
     timing = {"examples_per_s": round(sum(r.calls for r in results) / max(sum(r.seconds for r in results), 1e-9), 1),
               "per_property_s": {r.name: round(r.seconds, 3) for r in results}}

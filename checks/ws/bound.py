@@ -46,11 +46,41 @@ def level_A(ctx: Context) -> Outcome:
     # one-sided by the claim (an inequality with no equality case for CE Hessians); a λ_sup that is too large is
     # caught where it is computed: ws.theorem (the bounds at their equality cases) and ws.bound/moments (tr H, tr H², D)
     ok = min(slack) >= 0
+    digits = dps_lambda_sup_digits(ctx)
+    ok_d = digits >= TOL["precision_min_digits"]
     verdict = (f"agrees: λ_max ≤ λ_sup in all {len(ratios)} autograd cases" if ok else
                f"does not agree: λ_max > λ_sup in {sum(x < 0 for x in slack)} of {len(ratios)} cases")
-    return Outcome(ok, {"cases": len(ratios), "max_lmax_over_lsup": max(ratios), "min_slack": min(slack)},
+    return Outcome(ok and ok_d, {"cases": len(ratios), "max_lmax_over_lsup": max(ratios), "min_slack": min(slack),
+                                 "dps_lambda_sup_digits": digits},
                    f"λ_max(torch Hessian) ≤ λ_sup in {len(ratios)} cases; λ_max/λ_sup ∈ "
-                   f"[{min(ratios):.3f}, {max(ratios):.3f}]", verdict=verdict)
+                   f"[{min(ratios):.3f}, {max(ratios):.3f}]; a dps = {TOL['precision_dps']} result's λ_sup is "
+                   f"μ + √(D−1)σ of its own moments to {digits:.1f} digits", verdict=verdict)
+
+
+def dps_lambda_sup_digits(ctx: Context) -> float:
+    """The fewest digits, over small nets and the D = 2 equality-prone nets, to which a ``dps=`` result's reported
+    λ_sup equals μ + √(D − 1)σ recomputed here from its tr H and tr H² at 2·dps digits (the formula of the claim,
+    not the evaluator's ``ws_bounds``): a λ_sup evaluated at a lower working precision than the moments it is built
+    from agrees to ~16 digits only."""
+    dps = int(TOL["precision_dps"])
+    worst = math.inf
+    rng = ctx.rng("ws.bound/A/dps")
+    nets = [(net, act, bias) for act, bias, net in small_cases(ctx, "ws.bound/A/dps", n=6)][:4]
+    for _ in range(2):  # M = 1, N = 1 without biases: D = 2
+        X = rng.standard_normal((5, 1))
+        nets.append(((rng.standard_normal((1, 1)), None, rng.standard_normal(1), None, X,
+                      (rng.random(5) < 0.5).astype(float)), "tanh", False))
+    for net, act, bias in nets:
+        m = ce_hessian_moments(*net, act, bias=bias, dps=dps)
+        with mpmath.workdps(2 * dps):
+            D = mpmath.mpf(m.dim)
+            mu = m.trace / D
+            var = m.trace_sq / D - mu * mu
+            ref = mu + mpmath.sqrt(D - 1) * mpmath.sqrt(max(var, 0))
+            got = m.lambda_sup
+            err = abs(got - ref) / max(abs(ref), mpmath.mpf(10) ** (-4 * dps))
+            worst = min(worst, float(-mpmath.log10(err)) if err > 0 else float(2 * dps))
+    return worst
 
 
 def upper_bound_property(name, strategy, case_type, dense_float, dense_mpmath, moments_fn,

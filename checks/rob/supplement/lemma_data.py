@@ -301,3 +301,53 @@ def op_margin(X, c, *, exact: bool, op_compare=None) -> float:
         return 0.0
     mag = max(float(abs(c - (lo + hi) / 2)), 1e-300) / (1 + abs(float(c)))
     return mag if ref < 0 else -mag
+
+
+# ------------------------------------------------------------------------------------------ the two sides (SPEC §5)
+# Every lemma property also runs (i) its equality and extremal cases, every run, before the generated ones
+# (Property.examples), and (ii) the exact path at every near-tie (Property.ties). And (iii) each stated constant is
+# pinned: the evaluator's coefficient must be the statement's expression exactly (a looser constant that is still
+# true, 5 → 4 in |α|‖r‖₁ ≤ 5 L Op/t, is refuted by no data set; only the statement itself tells it from the paper's).
+
+TIES = 1e-6  # float64 margins within this of 0 go to the exact decision (the screens' slack is 1e-9)
+
+
+def stacked(n: int, d: int = 2) -> list[list[Fraction]]:
+    """n copies of e₁ in R^d: Op = n, and every u·x_i = 1 for u = e₁ (the occupancy's equality at t = 1)."""
+    return [[Fraction(1)] + [Fraction(0)] * (d - 1) for _ in range(n)]
+
+
+def orthonormal(k: int) -> list[list[Fraction]]:
+    """e₁, …, e_k in R^k: Op = 1; with u = (1, …, 1)/√k (rational for k = 4: u = (½, ½, ½, ½)) every u·x_i = 1/√k."""
+    return [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
+
+
+def equality_cases(t_values=(Fraction(1),), *, include_orthonormal: bool = True) -> tuple[dict, ...]:
+    """Data stacked at u = e₁ (n = 3) at each t, and 4 orthonormal points with u their normalised sum at t = ½
+    (N_u(½) = 4 = Op/t²): the lemmas' equality cases, as exact cases of :func:`unit_data`'s form."""
+    out = [{"X": stacked(3), "u": [Fraction(1), Fraction(0)], "t": Fraction(t), "mode": f"explicit/stacked/{t}"}
+           for t in t_values]
+    if include_orthonormal:
+        out.append({"X": orthonormal(4), "u": [Fraction(1, 2)] * 4, "t": Fraction(1, 2),
+                    "mode": "explicit/orthonormal/aimed"})
+    return tuple(out)
+
+
+def pinned(evaluator, stated, grid) -> dict:
+    """The evaluator's coefficient against the statement's expression on exact rational arguments: {"points",
+    "mismatches": [args as strings], "agree"}. ``stated`` is typed from the paper's statement (SPEC.md), and
+    :func:`spec_states` checks that SPEC's text still says it."""
+    bad = [", ".join(map(str, a)) for a in grid if Fraction(evaluator(*a)) != Fraction(stated(*a))]
+    return {"points": len(grid), "mismatches": bad, "agree": not bad}
+
+
+def spec_states(claim_id: str, *fragments: str) -> bool:
+    """True when the claim's statement in the spec contains every fragment (the constants the checks pin)."""
+    from checks.evidence.spec import load
+
+    text = load().claims[claim_id].statement
+    return all(f in text for f in fragments)
+
+
+PIN_GRID = tuple((Fraction(p, q), Fraction(r, s)) for p, q in ((1, 1), (3, 7), (5, 2), (1, 1000))
+                 for r, s in ((1, 2), (1, 3), (9, 10), (1, 10**6)))

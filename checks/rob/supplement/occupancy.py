@@ -75,18 +75,35 @@ def occupancy_property(*, coefficient=rob.occupancy_coefficient, count=rob.occup
                     screen=lambda c: bound_margin(c, exact=False, coefficient=coefficient, count=count),
                     confirm=lambda c: bound_margin(c, exact=True, coefficient=coefficient, count=count,
                                                    op_compare=op_compare),
-                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget)
+                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget,
+                    examples=data.equality_cases((Fraction(1),)), ties=data.TIES, revision=2)
 
 
 PROPERTIES = (occupancy_property(),)
 
 
+def stated_coefficient(t):
+    """The statement's κ(t) in N_u(t) ≤ κ(t)·Op (SPEC §4: "≤ Op/t²")."""
+    return 1 / t ** 2
+
+
+def pin(coefficient=rob.occupancy_coefficient) -> dict:
+    res = data.pinned(coefficient, stated_coefficient, [(t,) for _, t in data.PIN_GRID] + [(Fraction(1),)])
+    return {**res, "spec_says": data.spec_states(ID, "≤ Op/t²")}
+
+
 def level_F(ctx: Context) -> Outcome:
     out = run_properties(ctx, PROPERTIES, ID)
     m = out.metric
-    return replace(out, summary=f"{m['applicable']} exact unit data sets (stacked, caps, orthonormal; u aimed at "
-                                f"normalised sums; t tight, ±1e-6, near 0 and 1): {m['confirmed']} confirmed "
-                                "violations of N_u(t) ≤ Op/t² (exact: Sturm counts and the evaluator agree)")
+    p = pin()
+    ok = p["agree"] and p["spec_says"]
+    return replace(out, passed=out.passed and ok, metric={**m, "pinned_constant": ok},
+                   details={**out.details, "pinned_constant": p},
+                   summary=f"{m['applicable']} exact unit data sets (stacked, caps, orthonormal; u aimed at "
+                           f"normalised sums; t tight, ±1e-6, near 0 and 1; both equality cases every run), "
+                           f"{m['ties_confirmed']} near-ties decided exactly: {m['confirmed']} confirmed "
+                           "violations of N_u(t) ≤ Op/t² (exact: Sturm counts and the evaluator agree); the "
+                           f"evaluator's 1/t² {'is' if ok else 'is NOT'} the statement's at {p['points']} exact t")
 
 
 # ------------------------------------------------------------------------------------------- E

@@ -103,6 +103,12 @@ def rigid_margin(case, *, exact: bool, coefficient=rob.serving_rigid_coefficient
     return data.op_margin(case["X"], Fraction(N) / Fraction(coefficient(L, h)), exact=True)
 
 
+# the equality cases: t = 0 with data stacked at u, α = 2, h = |α| = 2L (count = Op = Op(t + h/|α|)⁻² and the
+# sharp rigid constant 4 = count·h²/(Op L²)), and the aimed orthonormal four at t = 0, h = |α|/2 (count 4 = Op·(½)⁻²)
+SHARP_CASES = tuple({**c, "t": Fraction(0), "y": [1] * len(c["X"]), "alpha": Fraction(2), "h": h, "L": Fraction(1)}
+                    for c, h in zip(data.equality_cases((Fraction(0),)), (Fraction(2), Fraction(1)), strict=True))
+
+
 def serving_property(kind: str, *, coefficient=None, served=rob.served, budget: int = 200) -> Property:
     fn, default = {"capacity": (capacity_margin, rob.serving_coefficient),
                    "rigid": (rigid_margin, rob.serving_rigid_coefficient)}[kind]
@@ -110,21 +116,45 @@ def serving_property(kind: str, *, coefficient=None, served=rob.served, budget: 
     return Property(name=f"rob.serving/{kind}", strategy=serving_cases(),
                     screen=lambda c: fn(c, exact=False, coefficient=k, served=served),
                     confirm=lambda c: fn(c, exact=True, coefficient=k, served=served),
-                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget)
+                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget,
+                    examples=SHARP_CASES, ties=data.TIES, revision=2)
 
 
 PROPERTIES = (serving_property("capacity"), serving_property("rigid"))
+
+
+def stated_coefficient(t, h, alpha):
+    """The statement's κ in count ≤ κ·Op (SPEC §4: "≤ Op (t + h/|α|)^{−2}")."""
+    return 1 / (t + h / abs(alpha)) ** 2
+
+
+def stated_rigid_coefficient(L, h):
+    """The statement's κ under rigidity (SPEC §4: "≤ 6 Op L²/h²")."""
+    return 6 * L ** 2 / h ** 2
+
+
+def pin(coefficient=rob.serving_coefficient, rigid=rob.serving_rigid_coefficient) -> dict:
+    grid3 = [(t, h, a) for (h, t) in data.PIN_GRID for a in (Fraction(-3, 2), Fraction(2))]
+    cap = data.pinned(coefficient, stated_coefficient, grid3 + [(Fraction(0), Fraction(2), Fraction(2))])
+    rig = data.pinned(rigid, stated_rigid_coefficient, list(data.PIN_GRID))
+    spec = data.spec_states(ID, "Op (t + h/|α|)^{−2}", "6 Op L²/h²")
+    return {"capacity": cap, "rigid": rig, "spec_says": spec, "agree": cap["agree"] and rig["agree"] and spec}
 
 
 def level_F(ctx: Context) -> Outcome:
     out = run_properties(ctx, PROPERTIES, ID)
     m = out.metric
     res = lemmas.serving()
-    ok = all(v for k, v in res.items() if not k.startswith("_"))
+    p = pin()
+    ok = all(v for k, v in res.items() if not k.startswith("_")) and p["agree"]
     return replace(out, passed=out.passed and ok,
-                   metric={**m, "sharp_constant": res["_sharp_constant"], "stated_constant": 6},
-                   details={**out.details, "sharp_constant_derivation": {k: str(v) for k, v in res.items()}},
-                   summary=f"{m['applicable']} exact cases (data stacked at u, caps, orthonormal, aimed u; t = 0, "
+                   metric={**m, "sharp_constant": res["_sharp_constant"], "stated_constant": 6,
+                           "pinned_constants": p["agree"]},
+                   details={**out.details, "sharp_constant_derivation": {k: str(v) for k, v in res.items()},
+                            "pinned_constants": p},
+                   summary=f"the evaluator's constants {'are' if p['agree'] else 'are NOT'} the statement's; "
+                           f"{m['ties_confirmed']} near-ties decided exactly; {m['applicable']} exact cases (data "
+                           "stacked at u, caps, orthonormal, aimed u; t = 0, "
                            f"tight, near 0 and 1; h at |α|(1 − t) and at data points; L at the rigidity bound): "
                            f"{m['confirmed']} confirmed violations of count ≤ Op(t + h/|α|)⁻² or ≤ 6 Op L²/h² "
                            f"(exact decisions); sharp rigid constant {res['_sharp_constant']} (SymPy), not 6")

@@ -89,21 +89,49 @@ def rigid_margin(case, *, exact: bool, coefficient=rob.value_mass_rigid_coeffici
     return data.op_margin(case["X"], abs(a) * q / Fraction(coefficient(L, t)), exact=True)
 
 
+# the extremal cases: data stacked at u at the golden-ratio maximiser's neighbourhood (t = 5/8 ≈ τ = 0.618, where
+# |α|‖r‖₁/(L Op/t) reaches C* ≈ 0.6006 with L at the rigidity bound) and at t = ½, and the aimed orthonormal four
+L1_CASES = data.equality_cases((Fraction(5, 8), Fraction(1, 2)))
+RIGID_CASES = tuple({**c, "alpha": Fraction(2), "L": data.sqrt_up(1 - c["t"] ** 2)} for c in L1_CASES)
+
+
 def l1_property(*, coefficients=rob.value_mass_coefficients, mass=rob.value_mass, budget: int = 200) -> Property:
     return Property(name="rob.value_mass/l1", strategy=data.unit_data(),
                     screen=lambda c: l1_margin(c, exact=False, coefficients=coefficients, mass=mass),
                     confirm=lambda c: l1_margin(c, exact=True, coefficients=coefficients, mass=mass),
-                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget)
+                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget,
+                    examples=L1_CASES, ties=data.TIES, revision=2)
 
 
 def rigid_property(*, coefficient=rob.value_mass_rigid_coefficient, mass=rob.value_mass, budget: int = 200) -> Property:
     return Property(name="rob.value_mass/rigid", strategy=rigid_cases(),
                     screen=lambda c: rigid_margin(c, exact=False, coefficient=coefficient, mass=mass),
                     confirm=lambda c: rigid_margin(c, exact=True, coefficient=coefficient, mass=mass),
-                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget)
+                    to_json=data.unit_to_json, from_json=data.unit_from_json, budget=budget,
+                    examples=RIGID_CASES, ties=data.TIES, revision=2)
 
 
 PROPERTIES = (l1_property(), rigid_property())
+
+
+def stated_coefficients(t):
+    """The statement's (a, b, c) in ‖r‖₁ ≤ min(a√(n·Op), b·Op, c·Op) (SPEC §4)."""
+    return (2, 1 / t, (1 - t) / t ** 2)
+
+
+def stated_rigid_coefficient(L, t):
+    """The statement's κ in |α|‖r‖₁ ≤ κ·Op (SPEC §4: "≤ 5 L Op/t")."""
+    return 5 * L / t
+
+
+def pin(coefficients=rob.value_mass_coefficients, coefficient=rob.value_mass_rigid_coefficient) -> dict:
+    ts = [(t,) for _, t in data.PIN_GRID]
+    three = [data.pinned(lambda t, k=k: coefficients(t)[k], lambda t, k=k: stated_coefficients(t)[k], ts)
+             for k in range(3)]
+    rigid = data.pinned(coefficient, stated_rigid_coefficient, list(data.PIN_GRID))
+    spec = data.spec_states(ID, "2√(n·Op)", "Op/t", "(1−t)Op/t²", "≤ 5 L Op/t")
+    return {"l1": three, "rigid": rigid, "spec_says": spec,
+            "agree": all(r["agree"] for r in three) and rigid["agree"] and spec}
 
 
 def level_S(ctx: Context) -> Outcome:
@@ -122,7 +150,13 @@ def level_S(ctx: Context) -> Outcome:
 def level_F(ctx: Context) -> Outcome:
     out = run_properties(ctx, PROPERTIES, ID)
     m = out.metric
-    return replace(out, summary=f"{m['applicable']} exact unit data sets (stacked at u, caps, orthonormal, aimed u; t "
+    p = pin()
+    return replace(out, passed=out.passed and p["agree"], metric={**m, "pinned_constants": p["agree"]},
+                   details={**out.details, "pinned_constants": p},
+                   summary=f"the evaluator's constants {'are' if p['agree'] else 'are NOT'} the statement's "
+                           f"(2, 1/t, (1 − t)/t², 5L/t at {p['rigid']['points']} exact points); {m['ties_confirmed']} "
+                           "near-ties decided exactly; "
+                           +f"{m['applicable']} exact unit data sets (stacked at u, caps, orthonormal, aimed u; t "
                                 f"tight, ±1e-6, near 0 and 1, the golden-ratio maximiser's neighbourhood; L at the "
                                 f"rigidity bound): {m['confirmed']} confirmed violations of the three ℓ1 bounds or "
                                 "|α|‖r‖₁ ≤ 5 L Op/t (exact decisions)")
