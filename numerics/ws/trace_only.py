@@ -62,25 +62,14 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
     n, (N, M) = X.shape[0], W.shape
     if dps is None:
-        P, q, r = tables_float64(W, b, v, c, X, y, act)
-        Xs, vv = X, v
-    else:
-        with mpmath.workdps(dps + 10):
-            P, q, r, Xs = tables_mp(W, b, v, c, X, y, act)
-            vv = np.vectorize(mpmath.mpf, otypes=[object])(v)
-    with mpmath.workdps((dps or 15) + 10):
+        tr, diag = _float64_diagonal(W, b, v, c, X, y, act, bias)
+        return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
+    with mpmath.workdps(dps + 10):
+        P, q, r, Xs = tables_mp(W, b, v, c, X, y, act)
+        vv = np.vectorize(mpmath.mpf, otypes=[object])(v)
         phi, d1, d2 = P[0], P[1], P[2]
         U = (q[:, None] * (d1 * d1)) * (vv * vv)[None, :] + (r[:, None] * d2) * vv[None, :]   # n × N
-        if dps is None:
-            with workspace() as take:   # X∘X, the largest temporary, in a kept buffer: no fresh pages per call
-                XX = np.multiply(Xs, Xs, out=take("trace_xx", Xs.shape))
-                if n * N * M < SMALL_GEMM:
-                    # numpy's own loop, not BLAS: a small GEMM after torch work waits ~10 ms on BLAS threads
-                    dW = np.einsum("in,im->nm", U, XX, optimize=False) / n                      # N × M
-                else:   # BLAS: at (784, 256), n = 60 000 the loop took 2.0 s and the GEMM 0.33 s
-                    dW = (U.T @ XX) / n
-        else:
-            dW = (U.T @ (Xs * Xs)) / n
+        dW = (U.T @ (Xs * Xs)) / n
         dv = np.sum(q[:, None] * phi * phi, axis=0) / n
         parts = [dW.reshape(-1)]
         if bias:
@@ -91,6 +80,39 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
             parts += [dv]
         tr, diag = trace_of(np.concatenate(parts), dps)
     return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
+
+
+def _float64_diagonal(W, b, v, c, X, y, act, bias: bool):
+    """The float64 diagonal in one pass of n×N element-wise work (in place, no temporaries beyond U and φ²) and one
+    product Uᵀ[X∘X | 1] that gives the W block and the b block together (the ones column is kept in the buffer)."""
+    n, (N, M) = X.shape[0], W.shape
+    P, q, r = tables_float64(W, b, v, c, X, y, act)
+    phi, d1, d2 = P[0], P[1], P[2]
+    U = np.multiply(d1, d1)
+    U *= q[:, None]
+    U *= (v * v)[None, :]
+    T = np.multiply(d2, r[:, None])
+    T *= v[None, :]
+    U += T                                                    # n × N: q v²φ′² + r v φ″
+    np.multiply(phi, phi, out=T)
+    dv = (q @ T) / n                                          # Σ_i q_i φ(a_ik)²
+    with workspace() as take:   # [X∘X | 1], the largest temporary, in a kept buffer: no fresh pages per call
+        XX = take("trace_xx1", (n, M + 1))
+        np.multiply(X, X, out=XX[:, :M])
+        XX[:, M] = 1.0
+        if n * N * M < SMALL_GEMM:
+            # numpy's own loop, not BLAS: a small GEMM after torch work waits ~10 ms on BLAS threads
+            G = np.einsum("in,im->nm", U, XX, optimize=False)
+        else:   # BLAS: at (784, 256), n = 60 000 the loop took 2.0 s and the GEMM 0.33 s
+            G = U.T @ XX
+    G /= n                                                    # N × (M + 1): the W block, then the b column
+    parts = [G[:, :M].reshape(-1)]
+    if bias:
+        parts += [G[:, M], dv, np.array([np.sum(q) / n])]
+    else:
+        parts += [dv]
+    diag = np.concatenate(parts)
+    return float(np.sum(diag)), diag
 
 
 def trace_of(diag, dps: int | None):
