@@ -16,6 +16,7 @@ They use ``numerics.flat`` only to parse an activation name into (c, α₊, α�
 from __future__ import annotations
 
 from fractions import Fraction
+from fractions import Fraction as Fr
 
 import mpmath
 import sympy as sp
@@ -191,3 +192,123 @@ def polar_population_loss(a, Theta, target, activation, noise: float = 0.0, dps:
         Ef2 = mpmath.fsum(rg.coef * rh.coef * polar_pair_expectation(rg.link, rg.v, rh.link, rh.v, dps)
                           for rg in target.ridges for rh in target.ridges)
         return (Eh2 - 2 * Ehf + Ef2 + mpmath.mpf(float(noise)) ** 2) / 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# An exact oracle: every candidate of the supremum in rationals, for data in general position (no three circles
+# through one point, no parallel samples: checked exactly, else the case is skipped). Written from the geometry,
+# not from the module: cells are read off the vertices (four around each), and the supremum of
+# r_P = n²(Σ c ν t)²/(4 B̃ Σ c² t²) over a closed cell is the largest of its vertex values, the critical value of
+# each edge circle whose critical point lies in the closed cell, and the interior critical value when its point
+# lies in the cell (or, with two live samples, when the cell meets the critical circle away from 0/0).
+
+
+
+def _fx(v):
+    return [Fr(float(t)) for t in v]
+
+
+def _cr(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def _dt(a, b):
+    return sum(s * t for s, t in zip(a, b, strict=True))
+
+
+def _solve(M, v):
+    """M⁻¹v for a nonsingular square Fraction matrix (Gauss–Jordan), None if singular."""
+    k = len(v)
+    A = [list(M[i]) + [v[i]] for i in range(k)]
+    for c in range(k):
+        p = next((r for r in range(c, k) if A[r][c] != 0), None)
+        if p is None:
+            return None
+        A[c], A[p] = A[p], A[c]
+        for r in range(k):
+            if r != c and A[r][c] != 0:
+                f = A[r][c] / A[c][c]
+                A[r] = [x - f * y for x, y in zip(A[r], A[c], strict=True)]
+    return [A[i][k] / A[i][i] for i in range(k)]
+
+
+def sphere_sup_squared_exact(nu, X, plus=1.0, minus=0.0, record=None):
+    """The exact sup of r over S² (a Fraction), None if the data are not in general position. ``record`` (a dict)
+    receives each cell's interior critical value and each (cell, circle)'s edge critical value when their points
+    lie in the closed cell."""
+    n = len(X)
+    Xf, nuf = [_fx(x) for x in X], _fx(nu)
+    cp, cm = Fr(plus), -Fr(minus)
+    for i in range(n):
+        for k in range(i + 1, n):
+            w = _cr(Xf[i], Xf[k])
+            if not any(w) or any(_dt(Xf[l], w) == 0 for l in range(n) if l not in (i, k)):
+                return None   # not in general position
+    def coefs(P):
+        return [cp if P[l] else cm for l in range(n)]
+
+    def ratio(P, th):
+        c = coefs(P)
+        lin = sum(c[l] * nuf[l] * _dt(Xf[l], th) for l in range(n))
+        q = sum(c[l] ** 2 * _dt(Xf[l], th) ** 2 for l in range(n))
+        B = sum(c[l] ** 2 * _dt(Xf[l], Xf[l]) for l in range(n))
+        return None if q == 0 or B == 0 else Fr(n * n) * lin * lin / (4 * B * q)
+
+    def in_closure(P, th, skip=()):
+        return all((_dt(Xf[l], th) >= 0) if P[l] else (_dt(Xf[l], th) <= 0) for l in range(n) if l not in skip)
+
+    cells = {}   # pattern -> list of (vertex, its two circles)
+    best = Fr(0)
+    for i in range(n):
+        for k in range(i + 1, n):
+            for s in (1, -1):
+                w = [s * t for t in _cr(Xf[i], Xf[k])]
+                base = [_dt(Xf[l], w) > 0 for l in range(n)]
+                for bi in (True, False):
+                    for bk in (True, False):
+                        P = list(base)
+                        P[i], P[k] = bi, bk
+                        cells.setdefault(tuple(P), []).append((w, (i, k)))
+                        r = ratio(P, w)
+                        if r is not None:
+                            best = max(best, r)
+    for P, verts in cells.items():
+        c = coefs(P)
+        live = [l for l in range(n) if c[l] != 0]
+        v = [sum(c[l] * nuf[l] * Xf[l][a] for l in range(n)) for a in range(3)]
+        M = [[sum(c[l] ** 2 * Xf[l][a] * Xf[l][b] for l in range(n)) for b in range(3)] for a in range(3)]
+        t = _solve(M, v)
+        if t is not None:
+            for th in (t, [-x for x in t]):
+                if in_closure(P, th) and ratio(P, th) is not None:
+                    best = max(best, ratio(P, th))
+                    if record is not None:
+                        record[("interior", P)] = ratio(P, th)
+        elif len(live) == 2:
+            a, b = live
+            side = {(1 if val > 0 else -1 if val < 0 else 0)
+                    for w, _ in verts
+                    for za, zb in [(c[a] * _dt(Xf[a], w), c[b] * _dt(Xf[b], w))] if za or zb
+                    for val in [nuf[b] * za - nuf[a] * zb]}
+            if not (side == {1} or side == {-1}):
+                B = sum(c[l] ** 2 * _dt(Xf[l], Xf[l]) for l in range(n))
+                best = max(best, Fr(n * n) * (nuf[a] ** 2 + nuf[b] ** 2) / (4 * B))
+                if record is not None:
+                    record[("interior2", P)] = Fr(n * n) * (nuf[a] ** 2 + nuf[b] ** 2) / (4 * B)
+        for circ in {j for _, ik in verts for j in ik}:
+            x = Xf[circ]
+            j = max(range(3), key=lambda q: abs(x[q]))
+            E = [_cr(x, [Fr(int(q == e)) for q in range(3)]) for e in range(3) if e != j]
+            a2 = [_dt(e, v) for e in E]
+            N2 = [[sum(M[p][q] * E[r][p] * E[s][q] for p in range(3) for q in range(3)) for s in range(2)]
+                  for r in range(2)]
+            cc = _solve(N2, a2)
+            if cc is None:
+                continue   # rank ≤ 1 on this circle: r_P constant there, met at a vertex of the edge
+            phi = [cc[0] * E[0][q] + cc[1] * E[1][q] for q in range(3)]
+            for th in (phi, [-q for q in phi]):
+                if in_closure(P, th, skip=(circ,)) and ratio(P, th) is not None:
+                    best = max(best, ratio(P, th))
+                    if record is not None:
+                        record[("edge", P, circ)] = ratio(P, th)
+    return best

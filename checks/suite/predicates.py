@@ -401,9 +401,56 @@ def _sphere_ties() -> dict:
             "rows": rows, "ok": all(r["ok"] for r in rows)}
 
 
+def _sphere_candidates() -> dict:
+    """flat, S²: every candidate of the supremum against the exact rational oracle
+    (:func:`checks.flat.oracles.sphere_sup_squared_exact`, written from the geometry): on random data the sup is
+    nearly always at a vertex or on an edge, so the whole-sphere value alone would not notice an interior candidate
+    lost, or a cell's Cauchy–Schwarz bound grouped by the wrong sign (the leaky activation's inactive slope is > 0).
+    Each interior and edge critical value the oracle finds in its closed cell must be ≤ the routine's bound for that
+    cell or (cell, circle), compared as exact rationals, and the whole-sphere bound must be ≥ the exact sup and
+    within 1e-12 of it."""
+    from fractions import Fraction
+
+    from checks.flat.oracles import sphere_sup_squared_exact
+    from numerics import flat
+    from numerics.flat import sphere_cert as sc
+
+    rows, seen = [], {"interior": 0, "edge": 0}
+    for act in ("relu", "leaky_relu"):
+        a = flat.get_activation(act)
+        for seed in range(3):
+            rng = np.random.default_rng(700 + seed)
+            u = rng.standard_normal(3)
+            u /= np.linalg.norm(u)
+            X = u + 0.6 * rng.standard_normal((5 + seed % 2, 3))
+            nu = X @ u + 0.1 * rng.standard_normal(len(X))
+            rec: dict = {}
+            exact = sphere_sup_squared_exact(nu, X, a.plus, a.minus, record=rec)
+            forms = sc._Forms(np.asarray(X, float), np.asarray(nu, float), a.plus, a.minus)
+            low = []
+            for key, val in rec.items():
+                A = np.array([key[1]], bool)
+                v, M, B, s2 = forms.sums(A)
+                if key[0] in ("interior", "interior2"):
+                    got = sc._interior(forms, A, v, M, B, s2, np.array([False]))[0]
+                else:
+                    got = sc._edges(forms, A, np.array([key[2]]), B)[0]
+                seen[key[0][:8]] += 1
+                if not Fraction(float(got[0])) >= val:
+                    low.append(f"{key[0]} bound {float(got[0]):.6g} < exact {float(val):.6g}")
+            b = sc.sphere_sup_bound(nu, X, a.plus, a.minus)
+            whole = exact is not None and Fraction(b.kappa_upper) ** 2 >= exact and \
+                b.kappa_upper <= math.sqrt(float(exact)) * (1 + 1e-12)
+            rows.append({"activation": act, "seed": seed, "candidates": len(rec), "below_exact": low,
+                         "whole_sphere": bool(whole), "ok": not low and bool(whole)})
+    ok = all(r["ok"] for r in rows) and seen["interior"] >= 3 and seen["edge"] >= 10
+    return {"case": "S²: each interior and edge candidate of sup |Φ̄ᵀν|/ω against the exact rational oracle",
+            "rows": rows, "candidates_seen": seen, "ok": ok}
+
+
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
          _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap,
-         _sphere_ties)
+         _sphere_ties, _sphere_candidates)
 
 
 def level_F(ctx: Context) -> Outcome:
@@ -419,7 +466,8 @@ def level_F(ctx: Context) -> Outcome:
                f"circle of radius 1e-15 on S², near-parallel planes in B_3/2, tangent/repeated/opposite hyperplanes "
                f"in the d = 6 bracket with its lower end re-proved from the witness, hyperplanes through one point "
                f"~1e-17 apart (d = 4) and a 1e-21 triangle (d = 2) in brackets at rel_gap 0, tangent caps on S³, "
-               f"counts on their thresholds, an S¹ arc across 2π, circles through one point on S²); exact fall-backs "
+               f"counts on their thresholds, an S¹ arc across 2π, circles through one point on S², every candidate of "
+               f"the S² sup against an exact oracle); exact fall-backs "
                f"reached: "
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")

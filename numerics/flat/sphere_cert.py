@@ -538,7 +538,9 @@ def sphere_sup_bound(nu, X, plus: float = 1.0, minus: float = 0.0, *, block: int
         A = P[s:s + block]
         v, M, B, s2 = forms.sums(A)
         Bm[s:s + block], Br[s:s + block] = B
-        missed = np.array([sides[k] != 0 for k in keys[s:s + block]], bool)
+        # dropped only when every vertex of a two-live cell is PROVED on one side of its critical circle (1 or 2);
+        # 3 (no two-live row: three or more live samples, or no information) and 0 (mixed or undecided) keep it
+        missed = np.array([sides[k] in (1, 2) for k in keys[s:s + block]], bool)
         val, dirs, inside = _interior(forms, A, v, M, B, s2, missed)
         best = max(best, float(np.max(val, initial=0.0)))
         found = max(found, _harvest(violators, forms, A, dirs, inside))
