@@ -389,14 +389,28 @@ def _sphere_ties() -> dict:
     nu = np.array([1.0, 1.0, -2.0, 0.5, 1.0, -0.75])
     near = X.copy()
     near[3], near[4] = [1.0, 2.0, 3.0], [1.0, 2.0, 3.0 + 2.0 ** -51]   # cross (2^-50, −2^-51, 0): ball holds 0
-    for name, data in (("triple point and a doubled circle", X), ("near-parallel pair (mpmath fall-back)", near)):
-        ref = flat.certify_sphere(nu, data, "relu", method="mpmath")[0].kappa / (1 + 1e-12)
-        got = flat.certify_sphere(nu, data, "relu")[0].kappa
+    # three circles through ±e₃ beside a pair through another point, with signs of ν that put the supremum in a
+    # cell at the triple point (the sectors there decide it)
+    X3 = np.array([[1.0, 2.0, 0.0], [3.0, -1.0, 0.0], [4.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, -2.0],
+                   [0.5, 0.5, 0.5]])
+    nu3 = np.array([1.0, -0.5, 0.25, 2.0, -1.0, 0.75])
+    for name, data, w in (("triple point and a doubled circle", X, nu),
+                          ("near-parallel pair (mpmath fall-back)", near, nu),
+                          ("triple point holding the supremum", X3, nu3)):
+        ref = flat.certify_sphere(w, data, "relu", method="mpmath")[0].kappa / (1 + 1e-12)
+        got = flat.certify_sphere(w, data, "relu")[0].kappa
         rows.append({"data": name, "mpmath": ref, "interval": got,
                      "ok": ref * (1 - 1e-13) <= got <= ref * (1 + 1e-9)})
-    b = sphere_sup_bound(nu, X)
-    rows.append({"data": "sphere_sup_bound itself", "bound": b.kappa_upper, "found": b.kappa_found,
-                 "ok": b.kappa_found <= b.kappa_upper * (1 + 1e-15)})
+    # the routine itself, both of its numbers: the bound (≥ the sup) and the supremum it found (the cells around a
+    # degenerate vertex decide it: the exchange steps take their directions from it), each within 1e-9 of mpmath's
+    for name, data, w in (("doubled circle", np.vstack([X3[:4], 2 * X3[0]]), np.array([1.0, 1.0, -2.0, 0.5, 1.0])),
+                          ("triple point holding the supremum", X3, nu3)):
+        ref = flat.certify_sphere(w, data, "relu", method="mpmath")[0].kappa / (1 + 1e-12)
+        b = sphere_sup_bound(w, data)
+        rows.append({"data": f"sphere_sup_bound, {name}", "mpmath": ref, "bound": b.kappa_upper,
+                     "found": b.kappa_found,
+                     "ok": b.kappa_found <= b.kappa_upper * (1 + 1e-15) and ref * (1 - 1e-13) <= b.kappa_upper
+                     and abs(b.kappa_found - ref) <= 1e-9 * ref})
     return {"case": "S²: circles through one point, a doubled circle, a near-parallel pair (sup |Φ̄ᵀν|/ω)",
             "rows": rows, "ok": all(r["ok"] for r in rows)}
 
