@@ -182,15 +182,10 @@ def test_each_candidate_kind_against_the_exact_oracle(act):
         nu = X @ u + 0.1 * rng.standard_normal(len(X))
         rec = {}
         assert exact_sup_squared(nu, X, a.plus, a.minus, record=rec) is not None
-        forms = sc._Forms(np.asarray(X, float), np.asarray(nu, float), a.plus, a.minus)
         for key, val in rec.items():
-            A = np.array([key[1]], bool)
-            v, M, B, s2 = forms.sums(A)
-            if key[0] in ("interior", "interior2"):
-                got, _, _ = sc._interior(forms, A, v, M, B, s2, np.array([False]))
-            else:
-                got, _, _ = sc._edges(forms, A, np.array([key[2]]), B)
-            assert Fr(float(got[0])) >= val, (key, float(got[0]), float(val))
+            got = sc.candidate_bound(nu, X, key[1], a.plus, a.minus,
+                                     circle=None if key[0] in ("interior", "interior2") else key[2])
+            assert Fr(got) >= val, (key, got, float(val))
             seen[key[0][:8]] += 1
     assert seen["interior"] >= 3 and seen["edge"] >= 10, seen
 

@@ -440,18 +440,13 @@ def _sphere_candidates() -> dict:
             nu = X @ u + 0.1 * rng.standard_normal(len(X))
             rec: dict = {}
             exact = sphere_sup_squared_exact(nu, X, a.plus, a.minus, record=rec)
-            forms = sc._Forms(np.asarray(X, float), np.asarray(nu, float), a.plus, a.minus)
             low = []
             for key, val in rec.items():
-                A = np.array([key[1]], bool)
-                v, M, B, s2 = forms.sums(A)
-                if key[0] in ("interior", "interior2"):
-                    got = sc._interior(forms, A, v, M, B, s2, np.array([False]))[0]
-                else:
-                    got = sc._edges(forms, A, np.array([key[2]]), B)[0]
+                got = sc.candidate_bound(nu, X, key[1], a.plus, a.minus,
+                                         circle=None if key[0] in ("interior", "interior2") else key[2])
                 seen[key[0][:8]] += 1
-                if not Fraction(float(got[0])) >= val:
-                    low.append(f"{key[0]} bound {float(got[0]):.6g} < exact {float(val):.6g}")
+                if not Fraction(got) >= val:
+                    low.append(f"{key[0]} bound {got:.6g} < exact {float(val):.6g}")
             b = sc.sphere_sup_bound(nu, X, a.plus, a.minus)
             whole = exact is not None and Fraction(b.kappa_upper) ** 2 >= exact and \
                 b.kappa_upper <= math.sqrt(float(exact)) * (1 + 1e-12)

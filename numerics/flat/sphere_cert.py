@@ -46,7 +46,7 @@ import numpy as np
 
 from numerics.rob.bracket_ia import U, gamma_n, round_up
 
-__all__ = ["SphereBound", "Degenerate", "sphere_sup_bound"]
+__all__ = ["SphereBound", "Degenerate", "sphere_sup_bound", "candidate_bound"]
 
 BLOCK_ROWS = 4096
 MAX_VIOLATORS = 4096   # directions returned for an exchange step, the most violated first
@@ -556,6 +556,19 @@ def sphere_sup_bound(nu, X, plus: float = 1.0, minus: float = 0.0, *, block: int
     kup = round_up(math.sqrt(best)) if math.isfinite(best) else math.inf
     return SphereBound(float(kup), math.sqrt(max(found, 0.0)), len(P), len(iu),
                        tuple((math.sqrt(r), t) for r, t in violators[:MAX_VIOLATORS]))
+
+
+def candidate_bound(nu, X, pattern, plus: float = 1.0, minus: float = 0.0, circle: int | None = None) -> float:
+    """The bound :func:`sphere_sup_bound` uses for one candidate of r_P (the squared ratio): the interior critical
+    value of the cell with active set ``pattern`` (bools, one per sample; ``circle`` None), or the critical value
+    on its edge along the great circle x_circle^⊥. Every dropping test is off (the interior candidate is bounded
+    as if the cell held it), so a check can compare each candidate with an exact value from outside the module."""
+    forms = _Forms(np.ascontiguousarray(X, float), np.ascontiguousarray(nu, float), plus, minus)
+    A = np.array([pattern], bool)
+    if circle is None:
+        v, M, B, s2 = forms.sums(A)
+        return float(_interior(forms, A, v, M, B, s2, np.array([False]))[0][0])
+    return float(_edges(forms, A, np.array([int(circle)]), forms.B(A))[0][0])
 
 
 def _ratio_at(forms, A, dirs):
