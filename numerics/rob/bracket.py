@@ -27,6 +27,12 @@ resolved after a few SOCPs is split further (down to single patterns). On the sp
 bound ‖g‖ is refined to (‖g‖² − δ²)^{1/2} when a dual certificate y ≥ 0 proves |g·x| ≥ δ on the closed
 cell ∩ ball: g·x ≥ (g − Σ y_j s_j W_j)·x − Σ y_j s_j b_j ≥ −R‖g − Σ y_j s_j W_j‖ − Σ y_j s_j b_j.
 
+Implied signs: from depth d/2 on, a child's free units whose hyperplanes provably miss its region are fixed with the
+sign they have at the child's point (:meth:`BracketNet.implied_signs`: y ≥ 0 from a non-negative least squares with
+σ(W_u·x + b_u) ≥ σb_u − Σ y_j s_j b_j − R‖σW_u − Σ y_j s_j W_j‖ > 0 checked in interval arithmetic), so that they leave
+the node's zonotope instead of being branched on. (d = 16, m = 64 with cancelling pairs on the sphere: 4.4% → 3.8%
+after 60 s; the random d = 32, m = 256 net is unchanged, its upper end is the root's.)
+
 Lower bound (attained)
 ----------------------
 Every candidate is an exact rational point: a float point in the ball, or on the sphere the inverse
@@ -66,7 +72,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
+from numerics.rob.bracket_ia import U, gamma_n, iv_add, round_up, sqrt_up
 from numerics.rob.bracket_net import BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -81,6 +87,9 @@ SPLIT_MAX_D = 16
 # the smoothed ascent seeds the lower end when m ≥ this × d (below it, m = 64 in d = 32 say, the bracket closes in
 # under a second without it, and the ascent would only spend the time)
 ANNEAL_MIN_RATIO = 4
+# from this depth (× d) on, a child's free units whose hyperplanes provably miss its region are fixed
+# (BracketNet.implied_signs): above it the regions are wide and nearly every hyperplane crosses them
+IMPLIED_FROM_DEPTH = 0.5
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,7 @@ class Bracket:
     nodes: int
     seconds: float
     status: str
+    implied: int = 0   # free units fixed because their hyperplanes provably miss a node's region (not branched on)
 
     @property
     def gap(self) -> float:
@@ -103,7 +113,7 @@ class Bracket:
 
 
 def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01, time_limit: float = 60.0,
-                      seed: int = 0, data_points=None, progress=None) -> Bracket:
+                      seed: int = 0, data_points=None, progress=None, implied: bool = True) -> Bracket:
     t0 = time.perf_counter()
     deadline = t0 + float(time_limit)
     exact = ([list(r) for r in W], list(b), list(a), list(v))
@@ -173,13 +183,14 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
 
     # ---------- branch and bound ----------
     KE = 16 if m <= 16 else min(14, max(8, int(math.log2(2e6 / max(d, 1)))))
+    implied_from = IMPLIED_FROM_DEPTH * d if implied else m + 1
+    fixed_by_implication = [0]
     closed = [0.0]
     stuck, stuck_all = [], []          # sphere leaves above the target, cut into pieces (bracket_sphere)
     heap = []
     cnt = [0]
 
-    def push(depth, signs, cm, cr, pt, V, root=None):
-        Ui = order[depth:]
+    def push(Fi, signs, Ui, cm, cr, pt, V, root=None):
         bd, V = net.node_bound(cm, cr, Ui, V) if root is None else root
         if bd <= best["low"]:
             return
@@ -187,11 +198,10 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             closed[0] = max(closed[0], bd)
             return
         cnt[0] += 1
-        heapq.heappush(heap, (-bd, cnt[0], depth, signs, cm, cr, pt, V))
+        heapq.heappush(heap, (-bd, cnt[0], Fi, signs, Ui, cm, cr, pt, V))
 
-    def leaf(depth, signs, cm, cr):
+    def leaf(Fi, signs, Ui, cm, cr):
         """Max over the node's 2^k patterns. Returns the node's bound, or None (then split further)."""
-        Fi, Ui = order[:depth], order[depth:]
         S, ub, Gm, Gr = net.enum_bounds(cm, cr, Ui)
         idx = np.concatenate([Fi, Ui]).astype(int)
         h = [(-float(u), int(i), False) for i, u in enumerate(ub)]
@@ -268,7 +278,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         else:                               # below the lower end, or a piece that cannot be cut: final
             closed[0] = max(closed[0], sl.bound)
 
-    push(0, np.zeros(0), v.copy(), net.v_rad.copy(), None, V0, root=root)
+    push(np.zeros(0, int), np.zeros(0), order, v.copy(), net.v_rad.copy(), None, V0, root=root)
     status = "exhausted"
     t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase,
     share = [0.3]                                     # down to 10% while they do not raise the lower end
@@ -290,7 +300,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if top_stuck >= top:                # a stuck sphere leaf holds the upper end: cut it further
             refine_stuck(deadline)
             continue
-        nbd, _, depth, signs, cm, cr, pt, V = heapq.heappop(heap)
+        nbd, _, Fi, signs, Ui, cm, cr, pt, V = heapq.heappop(heap)
         bd = -nbd
         nodes[0] += 1
         if bd <= best["low"]:
@@ -300,13 +310,14 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             climb_from(pt, min(2.0, deadline - now))
             spent += time.perf_counter() - now
             share[0] = 0.3 if best["low"] > low0 else max(0.1, 0.8 * share[0])
-        if m - depth <= KE:
-            lv = leaf(depth, signs, cm, cr)
+        if len(Ui) <= KE:
+            lv = leaf(Fi, signs, Ui, cm, cr)
             if lv is not None:
                 closed[0] = max(closed[0], lv)
                 continue
-        j = int(order[depth])
-        Uc, Vc = order[depth + 1:], np.delete(V, 1, axis=0)
+        j = int(Ui[0])
+        Uc, Vc = Ui[1:], np.delete(V, 1, axis=0)
+        Fc = np.append(Fi, j)
         for s in (0, 1):
             sg = np.append(signs, 1.0 if s else -1.0)
             ccm, ccr = iv_add(cm, cr, net.Am[j], net.Ar[j]) if s else (cm, cr)
@@ -320,7 +331,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             if pt is not None and (1.0 if s else -1.0) * (net.W[j] @ pt + net.b[j]) > 1e-12:
                 ch_pt = pt
             else:
-                idx = order[:depth + 1]
+                idx = Fc
                 res = net.socp(idx, sg)
                 if res is not None:
                     t, x, y = res
@@ -332,7 +343,30 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                         ch_pt = x
                         if not sphere and net.fvalue(x[None])[0][0] > best["low"]:
                             srch.offer_in(x, t)
-            push(depth + 1, sg, ccm, ccr, ch_pt, None, root=(cb, cV))
+            Fn, Un = Fc, Uc
+            if ch_pt is not None and len(Fc) >= implied_from and len(Uc) > 0:
+                # the free units whose hyperplanes miss the child's region are fixed (proved), not branched on
+                units, sig = net.implied_signs(Fc, sg, Uc, ch_pt)
+                if len(units):
+                    keep = ~np.isin(Uc, units)
+                    on = units[sig > 0]
+                    if len(on):
+                        k_ = len(on)
+                        Aum = net.Am[on]
+                        sm = np.ones(k_) @ Aum
+                        sr = round_up(np.ones(k_) @ net.Ar[on] + gamma_n(k_) * (np.ones(k_) @ np.abs(Aum)), 2 * k_ + 8)
+                        ccm, ccr = iv_add(ccm, ccr, sm, sr)
+                    Fn, sg = np.append(Fc, units), np.append(sg, sig)
+                    Un = Uc[keep]
+                    cV = cV[np.r_[0, 1 + np.flatnonzero(keep)]] if cV is not None else None
+                    cb2, cV = net.node_bound(ccm, ccr, Un, cV)
+                    fixed_by_implication[0] += len(units)
+                    cb = min(cb, cb2)
+                    if cb <= best["low"] * (1 + rel_gap):
+                        if cb > best["low"]:
+                            closed[0] = max(closed[0], cb)
+                        continue
+            push(Fn, sg, Un, ccm, ccr, ch_pt, None, root=(cb, cV))
         if sphere and pt is not None and nodes[0] % 16 == 0:
             srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
     else:
@@ -349,4 +383,4 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     sec = time.perf_counter() - t0
     if progress is not None:
         progress(best["low"], upper, nodes[0], sec)
-    return Bracket(best["low"], upper, wp, wpat, nodes[0], sec, status)
+    return Bracket(best["low"], upper, wp, wpat, nodes[0], sec, status, fixed_by_implication[0])

@@ -238,6 +238,49 @@ class BracketNet:
         N_up = round_up(self.R * norm_up(dm, dr))
         return -T_up - N_up - 4 * U * (abs(T_up) + N_up) - TINY   # minus the rounding of -T_up - N_up
 
+    def implied_signs(self, idx, sg, Ui, x, iters: int = 40):
+        """The free units of ``Ui`` whose sign is the same on the whole region {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0 (j ∈
+        idx)}: (units, signs), each proved. A unit can only keep the sign σ it has at the region's point ``x``; it is
+        proved by y ≥ 0 with σ(W_u·x' + b_u) ≥ σb_u − Σ y_j s_j b_j − R‖σW_u − Σ y_j s_j W_j‖ > 0 for every x' of the
+        region (the bound of :meth:`dual_low`, in interval arithmetic). y comes from a few projected-gradient steps
+        of the non-negative least squares of σW_u on the rows s_j W_j, every unit at once; it is only a candidate,
+        the inequality is what is checked. Deep in the tree most hyperplanes miss the node's small region: fixing
+        them takes them out of the node's zonotope."""
+        Ui = np.asarray(Ui, int)
+        none = (np.zeros(0, int), np.zeros(0))
+        if not self.hyper_exact or len(idx) == 0 or len(Ui) == 0:
+            return none
+        idx = np.asarray(idx, int)
+        z = self.W[Ui] @ x + self.b[Ui]
+        sig = np.sign(z)
+        Ui, sig = Ui[sig != 0], sig[sig != 0]
+        if len(Ui) == 0:
+            return none
+        Ws = sg[:, None] * self.W[idx]                    # k × d, exact (s = ±1)
+        G = sig[:, None] * self.W[Ui]                     # n_u × d, exact
+        L = float(np.sum(Ws * Ws)) + 1e-300               # ≥ λ_max(Ws Wsᵀ)
+        Y = np.zeros((len(idx), len(Ui)))
+        Zp, t = Y, 1.0
+        WG = Ws @ G.T
+        WW = Ws @ Ws.T
+        for _ in range(iters):                            # FISTA on ½‖Wsᵀy − g‖², y ≥ 0, per column
+            Yn = np.maximum(Zp - (WW @ Zp - WG) / L, 0.0)
+            tn = (1 + math.sqrt(1 + 4 * t * t)) / 2
+            Zp, Y, t = Yn + ((t - 1) / tn) * (Yn - Y), Yn, tn
+        Ys = (Y * sg[:, None]).T                          # n_u × k: y_j s_j, exact products of floats by ±1
+        zk = np.zeros_like(Ys)
+        Zm, Zr = iv_matmul(Ys, zk, self.W[idx])
+        Dm, Dr = iv_add(G, np.zeros_like(G), -Zm, Zr)
+        N_up = round_up(self.R * round_up(np.sqrt(np.sum((np.abs(Dm) + Dr) ** 2, axis=1)), self.d + 4))
+        Tm, Tr = iv_matmul(Ys, zk, self.b[idx][:, None])
+        T_up = Tm[:, 0] + Tr[:, 0]
+        T_up = T_up + 4 * U * np.abs(T_up) + TINY
+        low = -T_up - N_up - 4 * U * (np.abs(T_up) + N_up) - TINY
+        sb = sig * self.b[Ui]
+        low = low + sb - 4 * U * (np.abs(low) + np.abs(sb)) - TINY
+        ok = low > 0
+        return Ui[ok], sig[ok]
+
     def farkas(self, idx, sg, y):
         """Proves that no open cell with the signs sg on idx meets the open ball, from y ≥ 0: in interval
         arithmetic {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0} = ∅, else exactly (:meth:`farkas_exact`)."""
