@@ -457,9 +457,49 @@ def _sphere_candidates() -> dict:
             "rows": rows, "candidates_seen": seen, "ok": ok}
 
 
+def _implied_signs() -> dict:
+    """rob, the Lipschitz bracket's implied signs (:meth:`numerics.rob.bracket_net.BracketNet.implied_signs`): a free
+    unit fixed because its hyperplane misses a node's region {‖x‖ ≤ 1, s_j(W_j x + b_j) ≥ 0}. On random regions in
+    d = 2..5, every fixed unit keeps its sign at every sampled point of the region (a point where it does not would be
+    re-checked in rationals and refute the certificate), and the rule fires (some units are fixed: both sides)."""
+    from fractions import Fraction
+
+    from numerics.rob.bracket_net import BracketNet
+
+    rows, fired = [], 0
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        d = 2 + seed % 4
+        m = 6 + 3 * d
+        W, b = rng.standard_normal((m, d)), 0.3 * rng.standard_normal(m)
+        net = BracketNet(W, b, np.ones(m), np.zeros(d), False, 1.0)
+        k = d + 1 + seed % 3
+        idx = np.arange(k)
+        x0 = rng.standard_normal(d)
+        x0 *= 0.5 / np.linalg.norm(x0)
+        sg = np.where(W[idx] @ x0 + b[idx] > 0, 1.0, -1.0)
+        units, sig = net.implied_signs(idx, sg, np.arange(k, m), x0)
+        fired += len(units)
+        P = rng.standard_normal((20000, d))
+        P *= (rng.random(20000) ** (1 / d) / np.linalg.norm(P, axis=1))[:, None]
+        P = P[np.all(sg[None, :] * (P @ W[idx].T + b[idx]) >= 0, axis=1)]
+        wrong = 0
+        for u, s_ in zip(units, sig, strict=True):
+            for x in P[s_ * (P @ W[u] + b[u]) <= 1e-9]:   # a float near-miss: decide it in rationals
+                q = [Fraction(t) for t in x]
+                inside = all(Fraction(sg[j]) * (sum(Fraction(W[j, i]) * q[i] for i in range(d)) + Fraction(b[j])) >= 0
+                             for j in idx) and sum(t * t for t in q) <= 1
+                z = Fraction(s_) * (sum(Fraction(W[u, i]) * q[i] for i in range(d)) + Fraction(b[u]))
+                wrong += inside and z <= 0
+        rows.append({"seed": seed, "d": d, "fixed": len(units), "region_points": len(P), "refuted": wrong,
+                     "ok": wrong == 0 and len(P) > 20})
+    return {"case": "Lipschitz bracket: units fixed by implication keep their sign on their region (sampled, exact)",
+            "rows": rows, "fixed": fired, "ok": all(r["ok"] for r in rows) and fired > 0}
+
+
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
          _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap,
-         _sphere_ties, _sphere_candidates)
+         _sphere_ties, _sphere_candidates, _implied_signs)
 
 
 def level_F(ctx: Context) -> Outcome:
@@ -476,7 +516,8 @@ def level_F(ctx: Context) -> Outcome:
                f"in the d = 6 bracket with its lower end re-proved from the witness, hyperplanes through one point "
                f"~1e-17 apart (d = 4) and a 1e-21 triangle (d = 2) in brackets at rel_gap 0, tangent caps on S³, "
                f"counts on their thresholds, an S¹ arc across 2π, circles through one point on S², every candidate of "
-               f"the S² sup against an exact oracle); exact fall-backs "
+               f"the S² sup against an exact oracle, the bracket's implied signs on sampled points of their regions); "
+               f"exact fall-backs "
                f"reached: "
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
