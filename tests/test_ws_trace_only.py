@@ -30,6 +30,18 @@ def test_diagonal_equals_the_dense_hessian(act, bias):
     assert abs(t.trace - ce_hessian_moments(*net, act, bias=bias).trace) <= 1e-12 * abs(t.trace)
 
 
+@pytest.mark.parametrize("act", ["tanh", "sigmoid", "gelu"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_the_trace_alone_equals_the_dense_trace(act, bias):
+    """``diagonal=False``: the per-sample sum of the issue, no second product; the same trace as the dense Hessian's,
+    and no diagonal."""
+    net = _net(3, M=4, N=5, n=30, bias=bias)
+    t = ce_hessian_trace(*net, act, bias=bias, diagonal=False)
+    H = ce_hessian_torch(*net, act, bias=bias)
+    assert t.diagonal is None and t.dim == H.shape[0]
+    assert abs(t.trace - np.trace(H)) <= 1e-12 * abs(np.trace(H))
+
+
 def test_fifty_digits_against_the_sympy_hessian():
     net = _net(2, M=2, N=3, n=8)
     t = ce_hessian_trace(*net, "tanh", dps=50)

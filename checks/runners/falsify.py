@@ -219,9 +219,10 @@ class FalsifyResult:
             "precision_artifacts": self.precision_artifacts,
             "undecided": self.undecided,
             "ties_confirmed": self.ties,
-            "explicit_cases": self.explicit,
             "worst_margin": self.worst_screen,
-            "worst_explicit_margin": self.worst_explicit,
+            # only for a property with explicit cases (Property.examples)
+            **({"explicit_cases": self.explicit, "worst_explicit_margin": self.worst_explicit}
+               if self.explicit else {}),
         }
 
 

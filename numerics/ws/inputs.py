@@ -2,6 +2,8 @@
 shapes, dtypes, NaN/inf and labels, and D for the SPEC §1 parameter order."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from numerics.interop import to_numpy
@@ -24,7 +26,9 @@ def checked_array(name: str, x, ndim: int) -> np.ndarray:
     a = a.astype(np.float64, copy=False)   # no copy of a float64 input: nothing here writes into its inputs
     if a.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
+    # a finite sum proves every entry finite (a NaN or an infinity makes the sum NaN or infinite); only an overflowing
+    # or non-finite sum needs the entry-by-entry test (which also names the first bad index)
+    if not math.isfinite(float(np.sum(a))) and not np.all(np.isfinite(a)):
         bad = "NaN" if np.isnan(a).any() else "inf"
         raise ValueError(f"{name} contains {bad} at index {tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])}")
     return a

@@ -142,7 +142,7 @@ class HessianMoments:
 def tables_float64(W, b, v, c, X, y, act: SmoothActivation):
     A = X @ W.T
     if b is not None:
-        A = A + b
+        A += b
     P = act.float64(A)
     z = P[0] @ v + (c if c is not None else 0.0)
     p = special.expit(z)

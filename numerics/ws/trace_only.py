@@ -38,7 +38,7 @@ class HessianTrace:
     """tr H of the mean BCE Hessian, its diagonal in the θ order (vec W row-major, b, v, c) and D."""
 
     trace: Any
-    diagonal: np.ndarray
+    diagonal: np.ndarray | None   # None when asked for the trace alone (``diagonal=False``)
     dim: int
     n: int
     bias: bool
@@ -46,8 +46,12 @@ class HessianTrace:
 
 
 def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
-                     dps: int | None = None) -> HessianTrace:
+                     dps: int | None = None, diagonal: bool = True) -> HessianTrace:
     """tr H and diag H of the mean BCE Hessian (see the module docstring), O(n·N·M).
+
+    ``diagonal=False`` (float64): the trace alone, as the issue's per-sample sum
+    tr H = (1/n) Σ_i [(Σ_k U_ik)(‖x_i‖² + [bias]) + q_i(Σ_k φ(a_ik)² + [bias])], U_ik = q_i v_k²φ′² + r_i v_k φ″: no
+    second n×N×M product (the W block's diagonal needs Uᵀ(X∘X)); ``.diagonal`` is then None.
 
     Example:
         >>> rng = np.random.default_rng(0)
@@ -62,7 +66,7 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
     n, (N, M) = X.shape[0], W.shape
     if dps is None:
-        tr, diag = _float64_diagonal(W, b, v, c, X, y, act, bias)
+        tr, diag = _float64_diagonal(W, b, v, c, X, y, act, bias, diagonal)
         return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
     with mpmath.workdps(dps + 10):
         P, q, r, Xs = tables_mp(W, b, v, c, X, y, act)
@@ -82,9 +86,10 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
     return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
 
 
-def _float64_diagonal(W, b, v, c, X, y, act, bias: bool):
+def _float64_diagonal(W, b, v, c, X, y, act, bias: bool, diagonal: bool = True):
     """The float64 diagonal in one pass of n×N element-wise work (in place, no temporaries beyond U and φ²) and one
-    product Uᵀ[X∘X | 1] that gives the W block and the b block together (the ones column is kept in the buffer)."""
+    product Uᵀ[X∘X | 1] that gives the W block and the b block together (the ones column is kept in the buffer).
+    Without ``diagonal``: the trace alone from per-sample sums, and None."""
     n, (N, M) = X.shape[0], W.shape
     P, q, r = tables_float64(W, b, v, c, X, y, act)
     phi, d1, d2 = P[0], P[1], P[2]
@@ -95,6 +100,11 @@ def _float64_diagonal(W, b, v, c, X, y, act, bias: bool):
     T *= v[None, :]
     U += T                                                    # n × N: q v²φ′² + r v φ″
     np.multiply(phi, phi, out=T)
+    if not diagonal:   # Σ_i [u_i (‖x_i‖² + 1) + q_i (Σ_k φ² + 1)] / n, the +1 terms with the biases
+        one = 1.0 if bias else 0.0
+        xx = np.einsum("ij,ij->i", X, X)
+        tr = float(U.sum(axis=1) @ (xx + one) + q @ (T.sum(axis=1) + one)) / n
+        return tr, None
     dv = (q @ T) / n                                          # Σ_i q_i φ(a_ik)²
     with workspace() as take:   # [X∘X | 1], the largest temporary, in a kept buffer: no fresh pages per call
         XX = take("trace_xx1", (n, M + 1))
