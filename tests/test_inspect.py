@@ -131,3 +131,37 @@ def test_inspect_runs_the_pair_tiles_on_dask_workers_and_resumes(files, capsys):
     assert "pair tiles" in capsys.readouterr().err
     assert main([*args, "--workers", "1", "--scheduler", "tcp://x:1"]) == 2
     assert "give one of them" in capsys.readouterr().err
+
+
+def test_trace_only_is_the_dense_trace_and_refuses_a_relu_net(files, capsys):
+    """``--trace-only``: tr H alone by per-sample sums (binary head; a softmax head and a deep stack through the API),
+    equal to the dense Hessian's trace; a ReLU net has no cross-entropy Hessian of this kind: one line, exit 2."""
+    from checks.runners.inspect import inspect
+    from numerics.ws.reference_softmax import softmax_hessian_torch
+
+    d, tanh, relu, X, y = files
+    out = d / "tr.json"
+    assert main(["inspect", str(d / "tanh.safetensors"), "--data", str(d / "data.csv"), "--activation", "tanh",
+                 "--trace-only", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert set(res) >= {"network", "ws_trace"} and "ws" not in res
+    W, b = tanh[0].weight.detach().double().numpy(), tanh[0].bias.detach().double().numpy()
+    v, c = tanh[2].weight.detach().double().numpy()[0], float(tanh[2].bias.detach())
+    H = ce_hessian_torch(W, b, v, c, X, y, "tanh")
+    assert abs(res["ws_trace"]["trace"] - np.trace(H)) <= 1e-12 * abs(np.trace(H))
+    assert res["ws_trace"]["dim"] == H.shape[0]
+    # softmax head (C = 3) and a depth-2 stack, through the Python API
+    torch.manual_seed(1)
+    soft = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 3)).double()
+    yc = np.arange(30) % 3
+    got = inspect(soft, X, yc, trace_only=True, log=lambda s: None)["ws_trace"]["trace"]
+    Ws = [p.detach().numpy() for p in soft.parameters()]
+    Hs = softmax_hessian_torch(Ws[0], Ws[1], Ws[2], Ws[3], X, yc, "tanh")
+    assert abs(got - np.trace(Hs)) <= 1e-12 * abs(np.trace(Hs))
+    deep = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 1)).double()
+    res_d = inspect(deep, X, y, trace_only=True, log=lambda s: None)
+    full = inspect(deep, X, y, log=lambda s: None)["ws_deep"]["trace"]
+    assert abs(res_d["ws_trace"]["trace"] - full) <= 1e-12 * abs(full)
+    assert main(["inspect", str(d / "relu.safetensors"), "--data", str(d / "data.csv"), "--activation", "relu",
+                 "--trace-only"]) == 2
+    assert "--trace-only" in capsys.readouterr().err

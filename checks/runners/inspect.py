@@ -357,6 +357,8 @@ EXPLAIN = {
             "interpolator with these directions (the dual certificate bounds the flatness of every one).",
     "ws_deep": "The Hessian of the mean cross-entropy of a deep MLP (ws.deep): exact traces by sample-pair sums, "
                "the Wolkowicz–Styan bounds they imply, and λ_max itself (λ_max ≤ λ_sup always).",
+    "ws_trace": "tr H of the mean cross-entropy alone (--trace-only), by per-sample sums: no sample pairs, so no "
+                "tr H² and no Wolkowicz–Styan bound.",
     "rob": "The canonical form's distinct kinks, a certified Lipschitz bracket, and each kink's rigidity "
            "ratio |α|(√(1−t²))/(2 Lip), which the paper bounds by 1.",
 }
@@ -405,6 +407,22 @@ def deep_section(layers, act, X, y, log, tiles=None) -> dict[str, Any]:
             "pairs": m.pairs}
 
 
+def _network_info(model, deep) -> dict[str, Any]:
+    """The "network" block of the report: shapes, activation, parameter count, dtype, kind."""
+    if deep is not None:
+        layers, act = deep
+        widths = [layers[0][0].shape[1]] + [W.shape[0] for W, _ in layers]
+        return {"M": widths[0], "N": "–".join(map(str, widths[1:-1])), "outputs": widths[-1], "activation": act,
+                "params": None, "dtype": str(next(model.parameters()).dtype), "kind": "smooth (deep)",
+                "note": f"{len(layers) - 1} hidden layers: ws.deep applies; flat and rob are one-hidden-layer "
+                        "statements"}
+    from numerics.interop import unpack
+
+    net = unpack(model)
+    return {"M": net.W.shape[1], "N": net.W.shape[0], "outputs": net.V.shape[0], "activation": net.activation,
+            "params": net.params, "dtype": net.dtype, "kind": net.kind, "note": net.note}
+
+
 def _pair_progress(log, every: float = 5.0):
     last = [time.perf_counter()]
 
@@ -417,28 +435,60 @@ def _pair_progress(log, every: float = 5.0):
     return show
 
 
+def trace_section(model, X, y, deep) -> dict[str, Any]:
+    """tr H alone, by per-sample sums (no sample pairs, no D×D matrix): :func:`numerics.ws.ce_hessian_trace`
+    (``diagonal=False``), :func:`numerics.ws.softmax_hessian_trace` or :func:`numerics.ws.deep.deep_hessian_trace`."""
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    if deep is not None:
+        from numerics.ws.deep import deep_hessian_trace
+
+        layers, act = deep
+        t = deep_hessian_trace(layers, X, y, act)
+        return {"dim": t.dim, "trace": float(t.trace), "method": "per-sample sums (ws.deep), no sample pairs"}
+    from numerics.interop import unpack
+    from numerics.ws import ce_hessian_trace, softmax_hessian_trace
+
+    net = unpack(model)
+    if net.kind != "smooth":
+        raise InputError(f"--trace-only is the Hessian of a smooth net's cross-entropy (ws); this net is {net.kind}")
+    b, c, bias = net.filled_biases()
+    act = net.smooth_activation()
+    if net.V.shape[0] == 1:
+        if not set(np.unique(y)) <= {0.0, 1.0}:
+            raise InputError("ws: binary cross-entropy needs labels y in {0, 1}")
+        t = ce_hessian_trace(net.W, b, net.V[0], float(c[0]) if bias else None, X, y, act, bias=bias, diagonal=False)
+        loss = "binary cross-entropy"
+    else:
+        t = softmax_hessian_trace(net.W, b, net.V, c, X, y, act, bias=bias)
+        loss = f"softmax cross-entropy, C = {net.V.shape[0]}"
+    return {"dim": t.dim, "trace": float(t.trace), "method": f"per-sample sums ({loss}), no sample pairs",
+            "note": net.note}
+
+
 def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=print,
-            tiles=None) -> dict[str, Any]:
+            tiles=None, trace_only: bool = False) -> dict[str, Any]:
     """Every paper's quantities for ``model`` on (X, y); ``tiles`` (a :class:`numerics.ws.pair_tiles.TileRunner`)
-    runs the sample-pair sums of the ws sections (on Dask workers, with a journal)."""
+    runs the sample-pair sums of the ws sections (on Dask workers, with a journal). ``trace_only``: tr H of the
+    cross-entropy alone (smooth nets, any depth), by per-sample sums: O(n·D) instead of the pair sums."""
     from numerics.interop import unpack
 
     deep = _deep_layers(model)
+    if trace_only:
+        t0 = time.perf_counter()
+        log("ws: tr H alone, per-sample sums")
+        net_info = _network_info(model, deep)
+        out = {"network": net_info, "ws_trace": trace_section(model, X, y, deep)}
+        out["seconds"] = time.perf_counter() - t0
+        return out
     if deep is not None:
         layers, act = deep
-        widths = [layers[0][0].shape[1]] + [W.shape[0] for W, _ in layers]
         t0 = time.perf_counter()
-        out = {"network": {"M": widths[0], "N": "–".join(map(str, widths[1:-1])), "outputs": widths[-1],
-                           "activation": act, "params": None, "dtype": str(next(model.parameters()).dtype),
-                           "kind": "smooth (deep)", "note": f"{len(layers) - 1} hidden layers: ws.deep applies; "
-                           "flat and rob are one-hidden-layer statements"}}
+        out = {"network": _network_info(model, deep)}
         out["ws_deep"] = deep_section(layers, act, np.asarray(X, float), np.asarray(y, float), log, tiles)
         out["seconds"] = time.perf_counter() - t0
         return out
+    out: dict[str, Any] = {"network": _network_info(model, None)}
     net = unpack(model)
-    out: dict[str, Any] = {"network": {"M": net.W.shape[1], "N": net.W.shape[0], "outputs": net.V.shape[0],
-                                       "activation": net.activation, "params": net.params,
-                                       "dtype": net.dtype, "kind": net.kind, "note": net.note}}
     t0 = time.perf_counter()
     if net.kind == "smooth" and net.V.shape[0] == 1:
         out["ws"] = ws_section(model, X, y, log, tiles)
@@ -464,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--time-limit", type=float, default=30.0, help="rob: seconds for the Lipschitz bracket")
     p.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
     p.add_argument("--trust-pickle", action="store_true", help="allow a pickled nn.Module (.pt): runs its code")
+    p.add_argument("--trace-only", action="store_true",
+                   help="ws: tr H of the cross-entropy alone, by per-sample sums (no sample pairs, no λ bounds)")
     g = p.add_argument_group("sample-pair tiles of the ws sums (Dask)")
     g.add_argument("--workers", type=int, default=None, metavar="K",
                    help="start a local Dask cluster of K worker processes and run the pair tiles on it")
@@ -480,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         model = load_model(args.model, args.activation, args.trust_pickle)
         X, y = load_data(args.data)
         res = inspect(model, X, y, domain=args.domain, radius=args.radius, time_limit=args.time_limit, log=say,
-                      tiles=runner)
+                      tiles=runner, trace_only=args.trace_only)
     except ValueError as exc:  # InputError and the adapters' ValueErrors name the problem
         print(f"shallow-proofs inspect: error: {exc}", file=sys.stderr)
         return 2
@@ -522,7 +574,7 @@ def _table(res: dict[str, Any]) -> None:
     con = Console()
     n = res["network"]
     con.print(f"{n['M']}–{n['N']}–{n['outputs']} net, {n['activation']} {n['params'] or ''}, {n['dtype']}: {n['note']}")
-    for sec in ("ws", "ws_softmax", "ws_deep", "flat", "rob"):
+    for sec in ("ws", "ws_softmax", "ws_deep", "ws_trace", "flat", "rob"):
         if sec not in res:
             continue
         t = Table(title=f"{sec}: {EXPLAIN[sec]}", title_justify="left")
