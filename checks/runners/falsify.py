@@ -70,8 +70,8 @@ class Property:
     # two sides (SPEC §5): a float64 margin in (−ties, 0] is confirmed too, so the exact path decides every near-tie
     # (an equality case the float screen, with its tolerance, would call "holds" without asking the exact path)
     ties: float = 0.0
-    # cases every run tries first, before the generated ones (Hypothesis's explicit phase): the statement's
-    # equality and extremal cases, which a strategy draws only by chance
+    # cases every run tries first, before the generated ones (outside Hypothesis: never shrunk, and one outside
+    # the hypotheses is an error): the statement's equality and extremal cases, which a strategy draws only by chance
     examples: tuple = ()
 
     def __post_init__(self):
