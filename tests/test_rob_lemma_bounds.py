@@ -154,12 +154,14 @@ def test_pins_tell_a_true_but_different_constant_from_the_statements():
 def test_equality_cases_are_applicable_and_attain_the_bounds_exactly():
     """The explicit cases every run tries first are inside the hypotheses, and the occupancy's two (and the serving
     capacity's two) make the bound an exact equality: margin 0 by the exact path, not merely "holds"."""
-    for prop in (*occupancy.PROPERTIES, *value_mass.PROPERTIES, *serving.PROPERTIES):
+    for prop in (*occupancy.PROPERTIES, *value_mass.PROPERTIES, *serving.PROPERTIES, *pileup.PROPERTIES):
         assert prop.examples and prop.ties > 0, prop.name
         for case in prop.examples:
             assert prop.screen(case) <= 0 and prop.confirm(case) <= 0, (prop.name, case["mode"])
     assert [occupancy.bound_margin(c, exact=True) for c in occupancy.PROPERTIES[0].examples] == [0.0, 0.0]
     assert [serving.capacity_margin(c, exact=True) for c in serving.SHARP_CASES] == [0.0, 0.0]
+    # the pile-up's equality nets: ‖s_A − s_A′‖ = 2 Lip exactly (margin 0 by the exact comparison)
+    assert [pileup.cloud_margin(dict(c), exact=True) for c in pileup.EQUALITY_CASES] == [0.0, 0.0]
     # the rigid serving bound at its sharp case: count·h²/(Op L²) = 4 exactly, against the stated 6
     c = serving.SHARP_CASES[0]
     assert rob.served(c["X"], c["y"], c["u"], c["t"], c["alpha"], c["h"]) * c["h"] ** 2 / (3 * c["L"] ** 2) == 4
