@@ -42,6 +42,18 @@ def test_the_trace_alone_equals_the_dense_trace(act, bias):
     assert abs(t.trace - np.trace(H)) <= 1e-12 * abs(np.trace(H))
 
 
+def test_the_trace_alone_with_a_sympy_activation():
+    """A user's SymPy activation (its tables may be read-only broadcasts): the trace alone equals the diagonal's sum."""
+    import sympy as sp
+
+    t_ = sp.Symbol("t")
+    act = t_ / sp.sqrt(1 + t_ ** 2)
+    net = _net(4, M=3, N=4, n=20)
+    full = ce_hessian_trace(*net, act)
+    alone = ce_hessian_trace(*net, act, diagonal=False)
+    assert alone.diagonal is None and abs(alone.trace - full.trace) <= 1e-12 * abs(full.trace)
+
+
 def test_fifty_digits_against_the_sympy_hessian():
     net = _net(2, M=2, N=3, n=8)
     t = ce_hessian_trace(*net, "tanh", dps=50)

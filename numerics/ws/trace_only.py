@@ -93,6 +93,11 @@ def _float64_diagonal(W, b, v, c, X, y, act, bias: bool, diagonal: bool = True):
     n, (N, M) = X.shape[0], W.shape
     P, q, r = tables_float64(W, b, v, c, X, y, act)
     phi, d1, d2 = P[0], P[1], P[2]
+    if not diagonal:   # the trace alone: Σ_k U_ik = q_i (φ′²·v²)_i + r_i (φ″·v)_i and Σ_k φ_ik², three GEMVs
+        one = 1.0 if bias else 0.0
+        u = q * ((d1 * d1) @ (v * v)) + r * (d2 @ v)   # (the tables may be read-only broadcasts: no in-place)
+        xx = np.einsum("ij,ij->i", X, X)
+        return float(u @ (xx + one) + q @ (np.einsum("ik,ik->i", phi, phi) + one)) / n, None
     U = np.multiply(d1, d1)
     U *= q[:, None]
     U *= (v * v)[None, :]
@@ -100,11 +105,6 @@ def _float64_diagonal(W, b, v, c, X, y, act, bias: bool, diagonal: bool = True):
     T *= v[None, :]
     U += T                                                    # n × N: q v²φ′² + r v φ″
     np.multiply(phi, phi, out=T)
-    if not diagonal:   # Σ_i [u_i (‖x_i‖² + 1) + q_i (Σ_k φ² + 1)] / n, the +1 terms with the biases
-        one = 1.0 if bias else 0.0
-        xx = np.einsum("ij,ij->i", X, X)
-        tr = float(U.sum(axis=1) @ (xx + one) + q @ (T.sum(axis=1) + one)) / n
-        return tr, None
     dv = (q @ T) / n                                          # Σ_i q_i φ(a_ik)²
     with workspace() as take:   # [X∘X | 1], the largest temporary, in a kept buffer: no fresh pages per call
         XX = take("trace_xx1", (n, M + 1))
