@@ -9,7 +9,7 @@ rerun with certified Lipschitz brackets instead of sampling.
 Data: per seed, n points uniform on S^{d−1} and pure-noise labels ±1 (noise level σ² = 1), its own draw;
 the smaller n of the grid are the first n points of the seed's draw. Nets
 f(x) = Σ_k a_k ReLU(w_k·x + b_k) + v·x + c (m̄ = m + 1) start from the seed's own initialisation and are
-trained full-batch with Adam (:func:`train`, numpy, the torch update rule) on MSE + λ·(path norm
+trained full-batch with Adam (:func:`train`: ``torch.optim.Adam``, float64 on the CPU) on MSE + λ·(path norm
 Σ_k |a_k| ‖(w_k, b_k)‖) until MSE ≤ 0.05. A net *fits* when ε = 1 − MSE ≥ ``TOL["rob_law_eps_min"]``;
 for each net :func:`numerics.rob.lipschitz` on Sphere(d) gives a certified bracket [lower, upper] of the
 geodesic Lipschitz constant (lower attained at a genuine point, upper proved; within a per-net time limit,
