@@ -72,7 +72,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numerics.rob.bracket_ia import U, gamma_n, iv_add, round_up, sqrt_up
+from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
 from numerics.rob.bracket_net import BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -351,11 +351,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     keep = ~np.isin(Uc, units)
                     on = units[sig > 0]
                     if len(on):
-                        k_ = len(on)
-                        Aum = net.Am[on]
-                        sm = np.ones(k_) @ Aum
-                        sr = round_up(np.ones(k_) @ net.Ar[on] + gamma_n(k_) * (np.ones(k_) @ np.abs(Aum)), 2 * k_ + 8)
-                        ccm, ccr = iv_add(ccm, ccr, sm, sr)
+                        ccm, ccr = iv_add(ccm, ccr, *net.alpha_sum(on))
                     Fn, sg = np.append(Fc, units), np.append(sg, sig)
                     Un = Uc[keep]
                     cV = cV[np.r_[0, 1 + np.flatnonzero(keep)]] if cV is not None else None

@@ -229,14 +229,21 @@ class BracketNet:
         g·x ≥ (g − Σ y_j s_j W_j)·x − Σ y_j s_j b_j ≥ −R‖g − z‖ − T."""
         if not self.hyper_exact:
             return -math.inf
-        ys = y * sg
-        zm, zr = iv_matmul(ys[None], np.zeros((1, len(y))), self.W[idx])
-        Tm, Tr = iv_matmul(ys[None], np.zeros((1, len(y))), self.b[idx])
-        dm, dr = iv_add(gm, gr, -zm[0], zr[0])
-        T_up = float(Tm[0]) + float(Tr[0])
-        T_up = T_up + 4 * U * abs(T_up) + TINY
-        N_up = round_up(self.R * norm_up(dm, dr))
-        return -T_up - N_up - 4 * U * (abs(T_up) + N_up) - TINY   # minus the rounding of -T_up - N_up
+        return float(self._dual_low_rows(idx, sg, np.asarray(y, float)[None], np.asarray(gm)[None],
+                                         np.asarray(gr)[None])[0])
+
+    def _dual_low_rows(self, idx, sg, Y, Gm, Gr):
+        """:meth:`dual_low` for many (y, g) at once: row r of Y (≥ 0, one entry per constraint of idx) with the
+        ball [Gm ± Gr] of row r; W and b taken as exact (``hyper_exact``)."""
+        Ys = Y * sg[None, :]                              # y_j s_j: exact (s = ±1)
+        zk = np.zeros_like(Ys)
+        Zm, Zr = iv_matmul(Ys, zk, self.W[idx])
+        Dm, Dr = iv_add(Gm, Gr, -Zm, Zr)
+        N_up = round_up(self.R * round_up(np.sqrt(np.sum((np.abs(Dm) + Dr) ** 2, axis=1)), self.d + 4))
+        Tm, Tr = iv_matmul(Ys, zk, self.b[idx][:, None])
+        T_up = Tm[:, 0] + Tr[:, 0]
+        T_up = T_up + 4 * U * np.abs(T_up) + TINY
+        return -T_up - N_up - 4 * U * (np.abs(T_up) + N_up) - TINY   # minus the rounding of -T_up - N_up
 
     def implied_signs(self, idx, sg, Ui, x, iters: int = 40):
         """The free units of ``Ui`` whose sign is the same on the whole region {‖x‖ ≤ R, s_j(W_j x + b_j) ≥ 0 (j ∈
@@ -267,15 +274,7 @@ class BracketNet:
             Yn = np.maximum(Zp - (WW @ Zp - WG) / L, 0.0)
             tn = (1 + math.sqrt(1 + 4 * t * t)) / 2
             Zp, Y, t = Yn + ((t - 1) / tn) * (Yn - Y), Yn, tn
-        Ys = (Y * sg[:, None]).T                          # n_u × k: y_j s_j, exact products of floats by ±1
-        zk = np.zeros_like(Ys)
-        Zm, Zr = iv_matmul(Ys, zk, self.W[idx])
-        Dm, Dr = iv_add(G, np.zeros_like(G), -Zm, Zr)
-        N_up = round_up(self.R * round_up(np.sqrt(np.sum((np.abs(Dm) + Dr) ** 2, axis=1)), self.d + 4))
-        Tm, Tr = iv_matmul(Ys, zk, self.b[idx][:, None])
-        T_up = Tm[:, 0] + Tr[:, 0]
-        T_up = T_up + 4 * U * np.abs(T_up) + TINY
-        low = -T_up - N_up - 4 * U * (np.abs(T_up) + N_up) - TINY
+        low = self._dual_low_rows(idx, sg, Y.T, G, np.zeros_like(G))   # σW_u·x' ≥ low on the region
         sb = sig * self.b[Ui]
         low = low + sb - 4 * U * (np.abs(low) + np.abs(sb)) - TINY
         ok = low > 0
@@ -514,6 +513,13 @@ class BracketNet:
         f = float(np.nextafter(float(Fraction(int(val.p), int(val.q))), np.inf))
         return sqrt_up(f)
 
+    def alpha_sum(self, units):
+        """An enclosure [sm ± sr] of Σ_{j ∈ units} α_j (the rows' own radii plus the rounding of the sum)."""
+        Aum = self.Am[units]
+        one = np.ones(len(units))
+        return one @ Aum, round_up(one @ self.Ar[units] + gamma_n(len(units)) * (one @ np.abs(Aum)),
+                                   2 * len(units) + 8)
+
     def node_bound(self, cm, cr, Ui, V, iters=15):
         """Rigorous upper bound of ‖g‖ over the node's 2^k gradients, and the ascended Shor iterate. An exactly
         cancelling pair with both units free enters as its one generator (:meth:`free_generators`); the iterate V
@@ -530,8 +536,7 @@ class BracketNet:
             return bd, Vn
         k = len(Ui)
         Aum, Aur = self.Am[Ui], self.Ar[Ui]
-        one = np.ones(k)
-        sm, sr = one @ Aum, round_up(one @ Aur + gamma_n(k) * (one @ np.abs(Aum)), 2 * k + 8)
+        sm, sr = self.alpha_sum(Ui)
         c0m, c0r = iv_add(cm, cr, 0.5 * sm, 0.5 * sr)
         tri = round_up(norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
         if k == 0:
