@@ -143,6 +143,10 @@ def test_scale_n_128_is_fast_and_tight():
 # in checks.flat.oracles, where suite.predicates runs it in verify too.
 from fractions import Fraction as Fr  # noqa: E402
 
+from checks.flat.oracles import (  # noqa: E402
+    clustered_sphere_data,
+    sphere_candidates_vs_exact,
+)
 from checks.flat.oracles import sphere_sup_squared_exact as exact_sup_squared  # noqa: E402
 
 
@@ -170,23 +174,14 @@ def test_each_candidate_kind_against_the_exact_oracle(act):
     whole-sphere comparison alone would not notice an interior or edge candidate that is lost or mis-bounded.
     Here every cell's interior critical value and every edge critical value that the exact oracle finds in its
     closed cell is ≤ the routine's bound for that cell (interior) or (cell, circle) (edge)."""
-    from numerics.flat import sphere_cert as sc
-
     a = flat.get_activation(act)
     seen = {"interior": 0, "edge": 0}
     for seed in range(6):
-        rng = np.random.default_rng(700 + seed)
-        u = rng.standard_normal(3)
-        u /= np.linalg.norm(u)
-        X = u + 0.6 * rng.standard_normal((5 + seed % 2, 3))
-        nu = X @ u + 0.1 * rng.standard_normal(len(X))
-        rec = {}
-        assert exact_sup_squared(nu, X, a.plus, a.minus, record=rec) is not None
-        for key, val in rec.items():
-            got = sc.candidate_bound(nu, X, key[1], a.plus, a.minus,
-                                     circle=None if key[0] in ("interior", "interior2") else key[2])
-            assert Fr(got) >= val, (key, got, float(val))
-            seen[key[0][:8]] += 1
+        X, nu = clustered_sphere_data(seed)
+        res = sphere_candidates_vs_exact(nu, X, a.plus, a.minus)
+        assert res["exact"] is not None and not res["below"], res["below"]
+        for k in seen:
+            seen[k] += res["seen"][k]
     assert seen["interior"] >= 3 and seen["edge"] >= 10, seen
 
 
@@ -230,16 +225,11 @@ def test_leaky_clustered_data_whose_supremum_is_interior(seed):
     is live, its ratio has an interior maximum near −u, and on data clustered around u it is the supremum: the bound
     was 1% below the exact value (seeds 1 and 2 here)."""
     a = flat.get_activation("leaky_relu")
-    rng = np.random.default_rng(700 + seed)
-    u = rng.standard_normal(3)
-    u /= np.linalg.norm(u)
-    X = u + 0.6 * rng.standard_normal((5 + seed % 2, 3))
-    nu = X @ u + 0.1 * rng.standard_normal(len(X))
-    rec = {}
-    ex = exact_sup_squared(nu, X, a.plus, a.minus, record=rec)
-    b = sphere_sup_bound(nu, X, a.plus, a.minus)
-    assert Fr(b.kappa_upper) ** 2 >= ex
-    assert b.kappa_upper <= math.sqrt(float(ex)) * (1 + 1e-12)
+    X, nu = clustered_sphere_data(seed)
+    res = sphere_candidates_vs_exact(nu, X, a.plus, a.minus)
+    ex, rec, b = res["exact"], res["record"], res["bound"]
+    assert res["whole_ok"] and not res["below"]
+    assert Fr(b.kappa_upper) ** 2 >= ex and b.kappa_upper <= math.sqrt(float(ex)) * (1 + 1e-12)
     assert b.kappa_found <= b.kappa_upper
     if seed in (1, 2):   # the case is what it claims: the supremum is an interior critical value
         assert max(v for k, v in rec.items() if k[0] == "interior") == ex

@@ -312,3 +312,40 @@ def sphere_sup_squared_exact(nu, X, plus=1.0, minus=0.0, record=None):
                     if record is not None:
                         record[("edge", P, circ)] = ratio(P, th)
     return best
+
+
+def clustered_sphere_data(seed: int):
+    """(X, ν): 5 or 6 samples clustered around a random unit u (spread 0.6) with ν ≈ X u, the data on which the
+    candidate-by-candidate comparisons run (with the leaky activation the all-inactive cell holds the supremum)."""
+    import numpy as np
+
+    rng = np.random.default_rng(700 + seed)
+    u = rng.standard_normal(3)
+    u /= np.linalg.norm(u)
+    X = u + 0.6 * rng.standard_normal((5 + seed % 2, 3))
+    return X, X @ u + 0.1 * rng.standard_normal(len(X))
+
+
+def sphere_candidates_vs_exact(nu, X, plus: float = 1.0, minus: float = 0.0) -> dict:
+    """The routine under test (:mod:`numerics.flat.sphere_cert`) against :func:`sphere_sup_squared_exact`, both
+    sides: every interior and edge critical value the oracle finds in its closed cell must be ≤ the routine's bound
+    for that candidate (:func:`numerics.flat.sphere_cert.candidate_bound`), compared as exact rationals, and the
+    whole-sphere bound must be ≥ the exact supremum and within 1e-12 of it. Returns {"exact", "record", "below"
+    (the candidates bounded too low), "seen" (interior/edge counts), "bound" (the SphereBound), "whole_ok"}."""
+    import math
+
+    from numerics.flat import sphere_cert as sc
+
+    rec: dict = {}
+    exact = sphere_sup_squared_exact(nu, X, plus, minus, record=rec)
+    below, seen = [], {"interior": 0, "edge": 0}
+    for key, val in rec.items():
+        got = sc.candidate_bound(nu, X, key[1], plus, minus,
+                                 circle=None if key[0] in ("interior", "interior2") else key[2])
+        seen[key[0][:8]] += 1
+        if not Fr(got) >= val:
+            below.append(f"{key[0]} bound {got:.6g} < exact {float(val):.6g}")
+    b = sc.sphere_sup_bound(nu, X, plus, minus)
+    whole = exact is not None and Fr(b.kappa_upper) ** 2 >= exact and \
+        b.kappa_upper <= math.sqrt(float(exact)) * (1 + 1e-12)
+    return {"exact": exact, "record": rec, "below": below, "seen": seen, "bound": b, "whole_ok": bool(whole)}

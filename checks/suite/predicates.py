@@ -423,35 +423,19 @@ def _sphere_candidates() -> dict:
     Each interior and edge critical value the oracle finds in its closed cell must be ≤ the routine's bound for that
     cell or (cell, circle), compared as exact rationals, and the whole-sphere bound must be ≥ the exact sup and
     within 1e-12 of it."""
-    from fractions import Fraction
-
-    from checks.flat.oracles import sphere_sup_squared_exact
+    from checks.flat.oracles import clustered_sphere_data, sphere_candidates_vs_exact
     from numerics import flat
-    from numerics.flat import sphere_cert as sc
 
     rows, seen = [], {"interior": 0, "edge": 0}
     for act in ("relu", "leaky_relu"):
         a = flat.get_activation(act)
         for seed in range(3):
-            rng = np.random.default_rng(700 + seed)
-            u = rng.standard_normal(3)
-            u /= np.linalg.norm(u)
-            X = u + 0.6 * rng.standard_normal((5 + seed % 2, 3))
-            nu = X @ u + 0.1 * rng.standard_normal(len(X))
-            rec: dict = {}
-            exact = sphere_sup_squared_exact(nu, X, a.plus, a.minus, record=rec)
-            low = []
-            for key, val in rec.items():
-                got = sc.candidate_bound(nu, X, key[1], a.plus, a.minus,
-                                         circle=None if key[0] in ("interior", "interior2") else key[2])
-                seen[key[0][:8]] += 1
-                if not Fraction(got) >= val:
-                    low.append(f"{key[0]} bound {got:.6g} < exact {float(val):.6g}")
-            b = sc.sphere_sup_bound(nu, X, a.plus, a.minus)
-            whole = exact is not None and Fraction(b.kappa_upper) ** 2 >= exact and \
-                b.kappa_upper <= math.sqrt(float(exact)) * (1 + 1e-12)
-            rows.append({"activation": act, "seed": seed, "candidates": len(rec), "below_exact": low,
-                         "whole_sphere": bool(whole), "ok": not low and bool(whole)})
+            X, nu = clustered_sphere_data(seed)
+            res = sphere_candidates_vs_exact(nu, X, a.plus, a.minus)
+            for k in seen:
+                seen[k] += res["seen"][k]
+            rows.append({"activation": act, "seed": seed, "candidates": len(res["record"]), "below_exact": res["below"],
+                         "whole_sphere": res["whole_ok"], "ok": not res["below"] and res["whole_ok"]})
     ok = all(r["ok"] for r in rows) and seen["interior"] >= 3 and seen["edge"] >= 10
     return {"case": "S²: each interior and edge candidate of sup |Φ̄ᵀν|/ω against the exact rational oracle",
             "rows": rows, "candidates_seen": seen, "ok": ok}
@@ -462,8 +446,6 @@ def _implied_signs() -> dict:
     unit fixed because its hyperplane misses a node's region {‖x‖ ≤ 1, s_j(W_j x + b_j) ≥ 0}. On random regions in
     d = 2..5, every fixed unit keeps its sign at every sampled point of the region (a point where it does not would be
     re-checked in rationals and refute the certificate), and the rule fires (some units are fixed: both sides)."""
-    from fractions import Fraction
-
     from numerics.rob.bracket_net import BracketNet
 
     rows, fired = [], 0
@@ -486,10 +468,10 @@ def _implied_signs() -> dict:
         wrong = 0
         for u, s_ in zip(units, sig, strict=True):
             for x in P[s_ * (P @ W[u] + b[u]) <= 1e-9]:   # a float near-miss: decide it in rationals
-                q = [Fraction(t) for t in x]
-                inside = all(Fraction(sg[j]) * (sum(Fraction(W[j, i]) * q[i] for i in range(d)) + Fraction(b[j])) >= 0
+                q = [F(t) for t in x]
+                inside = all(F(sg[j]) * (sum(F(W[j, i]) * q[i] for i in range(d)) + F(b[j])) >= 0
                              for j in idx) and sum(t * t for t in q) <= 1
-                z = Fraction(s_) * (sum(Fraction(W[u, i]) * q[i] for i in range(d)) + Fraction(b[u]))
+                z = F(s_) * (sum(F(W[u, i]) * q[i] for i in range(d)) + F(b[u]))
                 wrong += inside and z <= 0
         rows.append({"seed": seed, "d": d, "fixed": len(units), "region_points": len(P), "refuted": wrong,
                      "ok": wrong == 0 and len(P) > 20})
