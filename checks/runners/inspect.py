@@ -407,8 +407,9 @@ def deep_section(layers, act, X, y, log, tiles=None) -> dict[str, Any]:
             "pairs": m.pairs}
 
 
-def _network_info(model, deep) -> dict[str, Any]:
-    """The "network" block of the report: shapes, activation, parameter count, dtype, kind."""
+def _network_info(model, deep, net=None) -> dict[str, Any]:
+    """The "network" block of the report: shapes, activation, parameter count, dtype, kind (``net``: the module
+    already unpacked, for a one-hidden-layer model)."""
     if deep is not None:
         layers, act = deep
         widths = [layers[0][0].shape[1]] + [W.shape[0] for W, _ in layers]
@@ -418,7 +419,7 @@ def _network_info(model, deep) -> dict[str, Any]:
                         "statements"}
     from numerics.interop import unpack
 
-    net = unpack(model)
+    net = unpack(model) if net is None else net
     return {"M": net.W.shape[1], "N": net.W.shape[0], "outputs": net.V.shape[0], "activation": net.activation,
             "params": net.params, "dtype": net.dtype, "kind": net.kind, "note": net.note}
 
@@ -487,8 +488,8 @@ def inspect(model, X, y, *, domain="sphere", radius=1.0, time_limit=30.0, log=pr
         out["ws_deep"] = deep_section(layers, act, np.asarray(X, float), np.asarray(y, float), log, tiles)
         out["seconds"] = time.perf_counter() - t0
         return out
-    out: dict[str, Any] = {"network": _network_info(model, None)}
     net = unpack(model)
+    out: dict[str, Any] = {"network": _network_info(model, None, net)}
     t0 = time.perf_counter()
     if net.kind == "smooth" and net.V.shape[0] == 1:
         out["ws"] = ws_section(model, X, y, log, tiles)
