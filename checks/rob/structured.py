@@ -422,9 +422,10 @@ def _config(quick: bool) -> dict:
 
 
 def train_structured(family: str, X, y, cfg, rng, *, lam: float = 1e-4, lr: float = 1e-2, target_mse: float = 0.05):
-    """Adam on MSE + λ·path norm for a 1-D convolution (one filter of width s, shared bias) or W = UVᵀ (rank r),
-    as the PyTorch modules of :mod:`numerics.rob.structured_modules` (initialised from ``rng``). Returns the module's
-    exact float64 net (W, b, a, v, c) (``net()``) and its training MSE."""
+    """Adam on MSE + λ·path norm for a 1-D convolution (one filter of width s, shared bias), W = UVᵀ (rank r), as the
+    PyTorch modules of :mod:`numerics.rob.structured_modules`, or a dense net with K outputs (``vector``; MSE summed
+    over the outputs), initialised from ``rng``. Returns the module's exact float64 net (W, b, a, v, c) (``net()``;
+    for ``vector`` :func:`net_from_module`'s) and its training MSE."""
     import torch
 
     from numerics.rob.structured_modules import Conv1dReLU, LowRankReLU, net_from_module
@@ -441,45 +442,40 @@ def train_structured(family: str, X, y, cfg, rng, *, lam: float = 1e-4, lr: floa
                                       torch.nn.Linear(m, K, dtype=torch.float64))
             init = {"0.weight": rng.standard_normal((m, d)) / math.sqrt(d), "0.bias": 0.1 * rng.standard_normal(m),
                     "2.weight": rng.standard_normal((K, m)) / math.sqrt(m), "2.bias": np.zeros(K)}
-            mod.load_state_dict({k: torch.tensor(np.asarray(x, float)) for k, x in init.items()})
-            opt = torch.optim.Adam(mod.parameters(), lr=lr)
-            for step in range(cfg["steps"]):
-                res = mod(Xt) - yt
-                mse = torch.mean(torch.sum(res * res, 1))
-                if step % 25 == 0 and float(mse.detach()) <= target_mse * K:
-                    break
-                path = torch.sum(mod[2].weight.abs().sum(0) * torch.sqrt(torch.sum(mod[0].weight ** 2, 1)
-                                                                          + mod[0].bias ** 2))
-                opt.zero_grad()
-                (mse + lam * path).backward()
-                opt.step()
-            net = net_from_module(mod)
-            F = net(X)
-            return net, float(np.mean(np.sum((F - y) ** 2, axis=1)))
-        if family == "conv1d":
-            s = cfg["s"]
-            mod = Conv1dReLU(d, s)
-            init = {"conv.weight": rng.standard_normal(s).reshape(1, 1, s) / math.sqrt(s),
-                    "conv.bias": 0.1 * rng.standard_normal(1)}
+            hidden = lambda: (mod[0].weight, mod[0].bias)            # noqa: E731
+            head = lambda: mod[2].weight.abs().sum(0)                # noqa: E731  Σ over the K outputs of |a_kj|
+            residual = lambda: mod(Xt) - yt                          # noqa: E731
         else:
-            m, r = cfg["m_low"], cfg["r"]
-            mod = LowRankReLU(d, m, r)
-            init = {"U": rng.standard_normal((m, r)) / math.sqrt(r), "V": rng.standard_normal((d, r)) / math.sqrt(d),
-                    "bias": 0.1 * rng.standard_normal(m)}
-        init.update({"head.weight": rng.standard_normal((1, mod.m)) / math.sqrt(mod.m), "head.bias": np.zeros(1),
-                     "skip.weight": np.zeros((1, d))})
+            if family == "conv1d":
+                s = cfg["s"]
+                mod = Conv1dReLU(d, s)
+                init = {"conv.weight": rng.standard_normal(s).reshape(1, 1, s) / math.sqrt(s),
+                        "conv.bias": 0.1 * rng.standard_normal(1)}
+            else:
+                m, r = cfg["m_low"], cfg["r"]
+                mod = LowRankReLU(d, m, r)
+                init = {"U": rng.standard_normal((m, r)) / math.sqrt(r),
+                        "V": rng.standard_normal((d, r)) / math.sqrt(d), "bias": 0.1 * rng.standard_normal(m)}
+            init.update({"head.weight": rng.standard_normal((1, mod.m)) / math.sqrt(mod.m), "head.bias": np.zeros(1),
+                         "skip.weight": np.zeros((1, d))})
+            hidden = mod.weights
+            head = lambda: mod.head.weight[0].abs()                  # noqa: E731
+            residual = lambda: mod(Xt)[:, 0] - yt                    # noqa: E731
         mod.load_state_dict({k: torch.tensor(np.asarray(x, float)) for k, x in init.items()})
         opt = torch.optim.Adam(mod.parameters(), lr=lr)
-        for step in range(cfg["steps"]):
-            res = mod(Xt)[:, 0] - yt
-            mse = torch.mean(res * res)
-            if step % 25 == 0 and float(mse.detach()) <= target_mse:
+        for step in range(cfg["steps"]):   # one loop for every family: MSE (summed over outputs) + λ·path norm
+            res = residual()
+            mse = torch.mean(torch.sum(res * res, 1)) if K > 1 else torch.mean(res * res)
+            if step % 25 == 0 and float(mse.detach()) <= target_mse * K:
                 break
-            W, b = mod.weights()
-            path = torch.sum(mod.head.weight[0].abs() * torch.sqrt(torch.sum(W * W, 1) + b * b))
+            W, b = hidden()
+            path = torch.sum(head() * torch.sqrt(torch.sum(W * W, 1) + b * b))
             opt.zero_grad()
             (mse + lam * path).backward()
             opt.step()
+        if family == "vector":
+            net = net_from_module(mod)
+            return net, float(np.mean(np.sum((net(X) - y) ** 2, axis=1)))
         net = mod.net()
     finally:
         torch.set_num_threads(threads)
