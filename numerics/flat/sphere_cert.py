@@ -45,6 +45,7 @@ from fractions import Fraction
 import numpy as np
 
 from numerics.rob.bracket_ia import U, gamma_n, round_up
+from numerics.rob.exact import cross as exact_cross
 
 __all__ = ["SphereBound", "Degenerate", "sphere_sup_bound", "candidate_bound"]
 
@@ -119,14 +120,8 @@ def _cross(a, b):
 
 
 def _exact_cross(a, b):
-    """x × y in rationals (the float inputs are exact dyadic rationals)."""
-    a, b = [Fraction(float(t)) for t in a], [Fraction(float(t)) for t in b]
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _exact_det(a, b, c):
-    """a · (b × c) in rationals."""
-    return sum(Fraction(float(s)) * t for s, t in zip(a, _exact_cross(b, c), strict=True))
+    """x × y in rationals (the float inputs are exact dyadic rationals): :func:`numerics.rob.exact.cross`."""
+    return exact_cross([Fraction(float(t)) for t in a], [Fraction(float(t)) for t in b])
 
 
 def _matvec_rows(X, w):
