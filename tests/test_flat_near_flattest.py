@@ -167,3 +167,46 @@ def test_sphere_cell_points_are_near_flattest_against_every_direction():
     Th = rng.standard_normal((400, nf.D_SPHERE))
     Th = np.vstack([u, Th / np.linalg.norm(Th, axis=1, keepdims=True)])
     assert flattest_outer_weights(Th, X, y, "relu").value >= row["upsilon_low"]
+
+
+def test_circle_cell_points_are_near_flattest_against_every_direction():
+    """The whole-circle design (d = 2): the certified lower end is ≤ Υ of the flattest interpolator over 400 random
+    directions the suite never chose, and the adversary's points interpolate with Υ ≤ κ·Υ_low."""
+    rng = np.random.default_rng(5)
+    row = nf.cell_circle(rng, 10, 0.1, kappas=(2.0,), starts=1)
+    assert not row.get("no_interpolator")
+    assert 0 < row["upsilon_low"] <= row["upsilon_star"]
+    got = row["k2"]
+    assert got["found"] and got["inside"] and got["upsilon_ratio"] <= 2.0 and got["residual"] <= 1e-8
+    assert got["worst_excess"] >= row["flattest_excess"]
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((10, nf.D_CIRCLE))
+    u = rng.standard_normal(nf.D_CIRCLE)
+    u /= np.linalg.norm(u)
+    y = np.maximum(X @ u, 0) + math.sqrt(0.1) * rng.standard_normal(10)
+    t = rng.uniform(0, 2 * math.pi, 400)
+    Th = np.vstack([u, np.stack([np.cos(t), np.sin(t)], axis=1)])
+    assert flattest_outer_weights(Th, X, y, "relu").value >= row["upsilon_low"]
+
+
+def test_circle_data_no_homogeneous_net_interpolates_is_recorded_and_costs_its_seed(monkeypatch):
+    """Two samples on one ray (x₂ = 2x₁) whose labels are not in ratio 2: no homogeneous net interpolates them,
+    Φ̄ has rank n − 1 exactly. The cell is recorded, not raised, and the seed's series for that τ² is no unit
+    (never a slope over the n that remain)."""
+    real = nf._data
+
+    def on_a_ray(rng, n, d, tau2):
+        X, u, target, y = real(rng, n, d, tau2)
+        if n == 16:
+            X[1] = 2 * X[0]
+            y = y.copy()
+            y[1] = 2 * y[0] + 1.0
+        return X, u, target, y
+
+    monkeypatch.setattr(nf, "_data", on_a_ray)
+    row = nf.cell_circle(np.random.default_rng(0), 16, 0.0, kappas=(2.0,), starts=1)
+    assert row["no_interpolator"] and "rank" in row["why"] and not row["k2"]["found"]
+    cfg = {**nf._config(True), "design_seeds": {"dictionary": 0, "sphere": 0, "circle": 1}, "noises": (0.0,)}
+    out = nf._seed((3, 0, cfg))
+    assert [r["n"] for r in out["rows"]] == [8, 16] and out["rows"][1]["no_interpolator"]
+    assert math.isnan(out["beta/circle/0.0/2"]) and math.isnan(out["flat_beta/circle/0.0"])

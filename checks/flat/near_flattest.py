@@ -25,12 +25,20 @@ sup of |Φ̄ᵀν|/ω over S², :func:`numerics.flat.certify_sphere`), and the a
 lower end: every point it finds is near-flattest against the true Υ* over every width and direction. These six
 series (n ∈ :data:`N_GRID_SPHERE`) are judged like the dictionary's and enter the same combination.
 
+**Over the whole circle (d = 2).** The same over all of S¹ (:func:`cell_circle`: the circle's exact certificate,
+:func:`numerics.flat.certify_circle`, n ∈ :data:`N_GRID_CIRCLE`). In d = 2 a homogeneous ReLU net is |x|·g(angle) with
+g in the span of the translates of max(0, cos), whose Fourier coefficients decay like k⁻² and vanish at odd k ≥ 3:
+interpolating n generic labels needs harmonics up to order ~n with large weights, so the near-flattest set holds
+nets that oscillate between the samples. With label noise their worst excess *grows* with n in the pilot (per-seed
+β ≈ +1 to +2, SD 2–3), while noise-free labels decay fast (β ≈ −3.7). A cell whose Φ̄ float64 cannot tell from a
+rank-deficient one (cond ≳ 1e13; 4 of the pilot's 144 cells) is recorded and its seed's series counts as no unit.
+
 **The statement** (SPEC §0, fixed before the run): per seed and series (τ², κ), the least-squares slope β of
 log(worst excess) on log n over n ∈ {16, 32, 64, 128}. The theorem predicts β ≤ −½; δ = 0.2: statement region
 β < −0.3, negation β ≥ −0.3. The theorem's constants are unnamed, so no finite run refutes it: `not reproduced` here
 means a worst excess that decays more slowly than n^{−0.3} over this range, reported with its interval, as evidence
 against the rate. Beside it, the flattest interpolator's own exponent. The claim's word is
-:func:`checks.evidence.stats.combine_parts` over the twelve series (two designs × three τ² × two κ). Planned units:
+:func:`checks.evidence.stats.combine_parts` over the eighteen series (three designs × three τ² × two κ). Planned units:
 :data:`PLANNED` seeds per series from a pilot (:data:`PILOT_SD`); ``verify --power`` runs each design's largest plan,
 the default run runs :data:`DEFAULT_SEEDS` (dictionary) and :data:`DEFAULT_SEEDS_SPHERE` (whole sphere).
 """
@@ -62,6 +70,8 @@ D = 5
 N_GRID = (16, 32, 64, 128)
 D_SPHERE = 3             # the whole-sphere design: Υ* bracketed over all of S² (numerics.flat.refined_dictionary)
 N_GRID_SPHERE = (8, 16, 32, 64)
+D_CIRCLE = 2             # the whole-circle design: Υ* bracketed over all of S¹ (exact certificate, certify_circle)
+N_GRID_CIRCLE = (8, 16, 32)   # at n = 64 in d = 2 float64 often cannot tell Φ̄ from rank n − 1 (cond Φ̄ ≳ 1e13)
 INIT, NEW, REFINE = 8, 4, 4   # the whole-sphere bracket: a Fibonacci lattice of INIT·n directions and u, then
                               # REFINE exchange steps, each adding ≤ NEW·n violated directions
 NOISES = (0.0, 0.01, 0.1)   # τ², the label noise variance
@@ -77,16 +87,21 @@ BUDGET_SLACK = 1e-7
 # the confirmatory run, whose seeds start at FIRST_SEED): per-seed slope SDs per series (design, τ², κ). Power 0.8
 # at α = 0.05 for δ = 0.2 then needs ⌈((1.96 + 0.84)·SD/0.2)²⌉ seeds: dictionary 10, 8, 13, 17, 67, 67; whole
 # sphere 23, 29, 453, 512, 210, 249. In d = 3 with small noise the per-seed slope is bimodal over n ∈ 8..64 (−1 or
-# −4: the noise starts to dominate the worst excess inside the range or not), hence the large SDs.
+# −4: the noise starts to dominate the worst excess inside the range or not), hence the large SDs. The whole-circle
+# pilot (seed indices 0-11; 9-12 units per series, 4 of its 144 cells without a float64 interpolator) has SDs 2.0-3.2:
+# its plans are 812-2 006 seeds (2.7 s a seed on one core: ~90 min for the largest), for --power.
 PILOT_SD = {("dictionary", 0.0, 2.0): 0.225, ("dictionary", 0.0, 4.0): 0.194, ("dictionary", 0.01, 2.0): 0.256,
             ("dictionary", 0.01, 4.0): 0.289, ("dictionary", 0.1, 2.0): 0.58, ("dictionary", 0.1, 4.0): 0.581,
             ("sphere", 0.0, 2.0): 0.336, ("sphere", 0.0, 4.0): 0.383, ("sphere", 0.01, 2.0): 1.519,
-            ("sphere", 0.01, 4.0): 1.614, ("sphere", 0.1, 2.0): 1.033, ("sphere", 0.1, 4.0): 1.125}
+            ("sphere", 0.01, 4.0): 1.614, ("sphere", 0.1, 2.0): 1.033, ("sphere", 0.1, 4.0): 1.125,
+            ("circle", 0.0, 2.0): 2.033, ("circle", 0.0, 4.0): 2.142, ("circle", 0.01, 2.0): 2.962,
+            ("circle", 0.01, 4.0): 3.197, ("circle", 0.1, 2.0): 2.112, ("circle", 0.1, 4.0): 2.182}
 PLANNED = {key: units_for_power(sd, DELTA) for key, sd in PILOT_SD.items()}
-PLANNED_BY_DESIGN = {d: max(v for k, v in PLANNED.items() if k[0] == d) for d in ("dictionary", "sphere")}
+PLANNED_BY_DESIGN = {d: max(v for k, v in PLANNED.items() if k[0] == d) for d in ("dictionary", "sphere", "circle")}
 PLANNED_SEEDS = max(PLANNED_BY_DESIGN.values())
 DEFAULT_SEEDS = 6
 DEFAULT_SEEDS_SPHERE = 2   # ~50 s a seed on one core; its plans (23-512 seeds) are for --power on a cluster
+DEFAULT_SEEDS_CIRCLE = 4   # ~3 s a seed on one core
 FIRST_SEED = 100   # the run's seed indices start here: disjoint from the pilot's
 
 
@@ -197,6 +212,36 @@ def cell_sphere(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, st
     return _adversary(row, rng, X, y, target, sd.Theta, res, sd.lower, kappas, starts)
 
 
+def circle_directions(k: int) -> np.ndarray:
+    """k equally spaced unit directions on S¹, offset by half a step from the axes."""
+    t = 2 * math.pi * (np.arange(k) + 0.5) / k
+    return np.stack([np.cos(t), np.sin(t)], axis=1)
+
+
+def cell_circle(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, starts: int = STARTS) -> dict:
+    """One data set in d = 2 against Υ* over the whole circle of directions: as :func:`cell_sphere`, with the exact
+    circle certificate (:func:`numerics.flat.certify_circle`) behind the lower end and :data:`INIT`·n equally
+    spaced directions and u to start from. In d = 2 a homogeneous ReLU interpolator of n generic points needs
+    harmonics up to order ~n whose features decay like k⁻², so Φ̄ is ill-conditioned (cond ~1e5 at n = 64 on most
+    draws, beyond 1e13 on some): when float64 cannot tell Φ̄ from a rank-deficient matrix
+    (:func:`numerics.flat.flattest_outer_weights` raises), the cell is recorded as ``no_interpolator`` and its
+    seed's series counts as no unit (never a slope over the n that remain, which would favour small n)."""
+    X, u, target, y = _data(rng, n, D_CIRCLE, tau2)
+    try:
+        sd = refined_dictionary(X, y, "relu", np.vstack([u, circle_directions(INIT * n)]), REFINE,
+                                max_new=NEW * n)
+    except ValueError as e:
+        if "no interpolator" not in str(e):
+            raise
+        return {"design": "circle", "n": n, "tau2": tau2, "no_interpolator": True, "why": str(e).split(". ")[0],
+                **{f"k{kappa:g}": {"found": False, "unbounded": False, "no_interpolator": True} for kappa in kappas}}
+    res = sd.result
+    row = {"design": "circle", "n": n, "tau2": tau2, "upsilon_star": float(res.value), "upsilon_low": sd.lower,
+           "flat_rel_gap": float(res.rel_gap), "sphere_rel_width": (float(res.value) - sd.lower) / float(res.value),
+           "kappa_certified": sd.kappa, "exchange_steps": sd.steps}
+    return _adversary(row, rng, X, y, target, sd.Theta, res, sd.lower, kappas, starts)
+
+
 def _adversary(row, rng, X, y, target, Th, res, upsilon_low: float, kappas, starts) -> dict:
     """The worst excess found over {Φ̄b = y, Σ ω|b| ≤ κ·upsilon_low} per κ, beside the flattest interpolator's."""
     inv = invariant_form(Th, X, "relu")
@@ -228,21 +273,23 @@ def _adversary(row, rng, X, y, target, Th, res, upsilon_low: float, kappas, star
     return row
 
 
-DESIGNS = ("dictionary", "sphere")
-CELLS = {"dictionary": cell, "sphere": cell_sphere}
+DESIGNS = ("dictionary", "sphere", "circle")
+CELLS = {"dictionary": cell, "sphere": cell_sphere, "circle": cell_circle}
 
 
 def _config(quick: bool, power: bool = False) -> dict:
     if quick:
         return {"seeds": 2, "first_seed": 0, "design_seeds": dict.fromkeys(DESIGNS, 2), "n": (8, 16),
-                "n_sphere": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
-    by_design = PLANNED_BY_DESIGN if power else {"dictionary": DEFAULT_SEEDS, "sphere": DEFAULT_SEEDS_SPHERE}
+                "n_sphere": (8, 16), "n_circle": (8, 16), "noises": (0.0, 0.1), "kappas": (2.0,), "starts": 2}
+    by_design = PLANNED_BY_DESIGN if power else {"dictionary": DEFAULT_SEEDS, "sphere": DEFAULT_SEEDS_SPHERE,
+                                                 "circle": DEFAULT_SEEDS_CIRCLE}
     return {"seeds": max(by_design.values()), "first_seed": FIRST_SEED, "design_seeds": by_design, "n": N_GRID,
-            "n_sphere": N_GRID_SPHERE, "noises": NOISES, "kappas": KAPPAS, "starts": STARTS}
+            "n_sphere": N_GRID_SPHERE, "n_circle": N_GRID_CIRCLE, "noises": NOISES, "kappas": KAPPAS,
+            "starts": STARTS}
 
 
 def _grid(cfg, design):
-    return cfg["n"] if design == "dictionary" else cfg["n_sphere"]
+    return cfg[{"dictionary": "n", "sphere": "n_sphere", "circle": "n_circle"}[design]]
 
 
 def _seed(args) -> dict:
@@ -252,7 +299,7 @@ def _seed(args) -> dict:
         rows = []
         for design in designs:
             for tau2 in cfg["noises"]:
-                tag = f"{ID}/seed/{k}/{tau2!r}" + ("" if design == "dictionary" else "/sphere")
+                tag = f"{ID}/seed/{k}/{tau2!r}" + ("" if design == "dictionary" else f"/{design}")
                 rng = Context(seed=seed).rng(tag)
                 for n in _grid(cfg, design):
                     rows.append(CELLS[design](rng, n, tau2, cfg["kappas"], cfg["starts"]))
@@ -261,17 +308,19 @@ def _seed(args) -> dict:
         for tau2 in cfg["noises"]:
             rs = [r for r in rows if r["tau2"] == tau2 and r["design"] == design]
             ns = [r["n"] for r in rs]
-            out[f"flat_beta/{design}/{tau2!r}"] = loglog_slope(ns, [r["flattest_excess"] for r in rs])
+            lost = any(r.get("no_interpolator") for r in rs)   # no unit: never a slope over the n that remain
+            out[f"flat_beta/{design}/{tau2!r}"] = math.nan if lost else loglog_slope(
+                ns, [r["flattest_excess"] for r in rs])
             for kappa in cfg["kappas"]:
                 key = f"k{kappa:g}"
-                out[f"beta/{design}/{tau2!r}/{kappa:g}"] = loglog_slope(
+                out[f"beta/{design}/{tau2!r}/{kappa:g}"] = math.nan if lost else loglog_slope(
                     ns, [r[key].get("worst_excess", math.nan) for r in rs])
     return out
 
 
 def _series(out, rows, cfg, ctx, design, tau2, kappa, quick):
     out = [o for o in out if f"flat_beta/{design}/{tau2!r}" in o]
-    mine = [r for r in rows if r["tau2"] == tau2 and r["design"] == design]
+    mine = [r for r in rows if r["tau2"] == tau2 and r["design"] == design and not r.get("no_interpolator")]
     flat_b = np.asarray([o[f"flat_beta/{design}/{tau2!r}"] for o in out], float)
     fb = bootstrap_ci(flat_b[np.isfinite(flat_b)], seed=ctx.seed) if np.isfinite(flat_b).sum() >= 2 else \
         (math.nan,) * 3
@@ -295,14 +344,16 @@ def _series(out, rows, cfg, ctx, design, tau2, kappa, quick):
 
 
 def _label(s) -> str:
-    return ("" if s["design"] == "dictionary" else "S², ") + f"τ²={s['tau2']:g}, κ={s['kappa']:g}"
+    return {"dictionary": "", "sphere": "S², ", "circle": "S¹, "}[s["design"]] + f"τ²={s['tau2']:g}, κ={s['kappa']:g}"
 
 
 def level_E(ctx: Context) -> Outcome:
     cfg = _config(ctx.quick, ctx.power)
     t0 = time.perf_counter()
     out = sweep(ctx, _seed, [(ctx.seed, cfg["first_seed"] + k, cfg) for k in range(cfg["seeds"])], f"{ID}: seeds")
-    rows = [r for o in out for r in o["rows"]]
+    every_row = [r for o in out for r in o["rows"]]
+    rows = [r for r in every_row if not r.get("no_interpolator")]   # cell_circle: no float64 interpolator
+    lost = [r for r in every_row if r.get("no_interpolator")]
     series = [_series(out, rows, cfg, ctx, design, tau2, kappa, ctx.quick)
               for design in DESIGNS for tau2 in cfg["noises"] for kappa in cfg["kappas"]]
     words = {_label(s): s["verdict"] for s in series}
@@ -311,13 +362,15 @@ def level_E(ctx: Context) -> Outcome:
     found = [c for c in cells if c.get("found")]
     unbounded = sum(bool(c.get("unbounded")) for c in cells)
     sphere_rows = [r for r in rows if r["design"] == "sphere"]
+    circle_rows = [r for r in rows if r["design"] == "circle"]
     passed = (len(found) + unbounded == len(cells) and all(c["inside"] for c in found)
               and all(c["residual"] <= 1e-6 * max(1.0, float(np.max(np.abs([r["e0"] for r in rows])))) for c in found)
               and all(r["flat_rel_gap"] <= 1e-6 for r in rows)
-              and all(0 < r["upsilon_low"] <= r["upsilon_star"] for r in sphere_rows)
+              and all(0 < r["upsilon_low"] <= r["upsilon_star"] for r in sphere_rows + circle_rows)
               and all(c["worst_excess"] >= r["flattest_excess"] * (1 - 1e-9) - 1e-15
                       for r in rows for kappa in cfg["kappas"] for c in [r[f"k{kappa:g}"]] if c.get("found")))
     widths = [r["sphere_rel_width"] for r in sphere_rows]
+    cwidths = [r["sphere_rel_width"] for r in circle_rows] or [math.nan]
     metric = {"seeds": len(out), "planned_seeds": {_label(s): s["planned"] for s in series},
               "cells": len(rows), "adversary_points": len(found), "unbounded_cells": unbounded,
               "pulled_back": sum(bool(c.get("pulled_back")) for c in found),
@@ -325,12 +378,18 @@ def level_E(ctx: Context) -> Outcome:
               "max_interpolation_residual": max(c["residual"] for c in found),
               "lp_steps": int(sum(c["lp_steps"] for c in found)),
               "sphere_bracket_rel_width_max": max(widths), "sphere_bracket_rel_width_median": float(np.median(widths)),
+              "circle_bracket_rel_width_max": max(cwidths),
+              "circle_bracket_rel_width_median": float(np.median(cwidths)),
+              "circle_cells_no_interpolator": len(lost),
               **{f"beta_{s['design']}_tau{s['tau2']:g}_kappa{s['kappa']:g}": s["beta"] for s in series},
               **{f"flattest_beta_{s['design']}_tau{s['tau2']:g}": s["flattest_beta"] for s in series
                  if s["kappa"] == cfg["kappas"][0]}}
     summary = (f"ReLU, single-index ReLU target; dictionary design: d = {D}, m = 2n + 1 directions (u included), "
                f"n ∈ {list(cfg['n'])}; whole-sphere design: d = {D_SPHERE}, Υ* bracketed over all of S² (certified, "
                f"relative width ≤ {max(widths):.1e}, median {np.median(widths):.1e}), n ∈ {list(cfg['n_sphere'])}; "
+               f"whole-circle design: d = {D_CIRCLE}, Υ* bracketed over all of S¹ (relative width ≤ "
+               f"{max(cwidths):.1e}, median {np.median(cwidths):.1e}), n ∈ {list(cfg['n_circle'])}, {len(lost)} "
+               f"cells with no float64 interpolator (their seeds' series count as no unit); "
                f"{len(out)} seeds; worst excess F − F* over Υ ≤ κΥ_low found by successive-LP ascent ({len(found)} "
                f"points, all inside the set, Υ/Υ_low ≤ {metric['max_upsilon_ratio']:.4f}; {unbounded} cells "
                f"unbounded: a direction dead on every sample); exponent in n: "
@@ -340,7 +399,7 @@ def level_E(ctx: Context) -> Outcome:
                            f"{s['units']}/{s['planned']} units) → {s['verdict']}" for s in series)
                + f"; against −½ + δ (δ = {DELTA}): {parts}: {verdict}")
     details = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}, "d": D,
-               "d_sphere": D_SPHERE, "rows": rows, "series": series, "regions": REGIONS.describe,
+               "d_sphere": D_SPHERE, "d_circle": D_CIRCLE, "rows": rows, "no_interpolator": lost, "series": series, "regions": REGIONS.describe,
                "statement_test": {"paper_statement": PAPER, "effect": "per-seed slope β of log(worst excess found "
                                   "over Υ ≤ κΥ_low) on log n", "delta": DELTA, "parts": parts, "verdict": verdict,
                                   "planned_units": metric["planned_seeds"],
@@ -354,14 +413,14 @@ def level_E(ctx: Context) -> Outcome:
 
 
 def _figure(rows, series, cfg):
-    fig, axes = figures.figure(width=5.6, height=4.2, ncols=2)
+    fig, axes = figures.figure(width=5.6, height=4.2, ncols=3)
     for ax, design in zip(axes, DESIGNS, strict=True):
         ns = np.asarray(_grid(cfg, design), float)
         for i, tau2 in enumerate(cfg["noises"]):
             mine = [r for r in rows if r["tau2"] == tau2 and r["design"] == design]
             if not all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in mine):   # else the flattest is f*
                 flat_g = [float(np.exp(np.mean(np.log([max(r["flattest_excess"], 1e-300) for r in mine
-                                                       if r["n"] == n])))) for n in _grid(cfg, design)]
+                                                       if r["n"] == n] or [math.nan])))) for n in _grid(cfg, design)]
                 ax.plot(ns, flat_g, ":", marker="x", color=f"C{i}", label=f"flattest, τ²={tau2:g}")
             for s in series:
                 if s["tau2"] == tau2 and s["design"] == design:
@@ -373,8 +432,9 @@ def _figure(rows, series, cfg):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set(xlabel="n (samples)", ylabel="excess population loss F − F* (geometric mean over seeds)",
-               title=(f"dictionary of 2n + 1 directions, d = {D}" if design == "dictionary"
-                      else f"Υ* over the whole sphere S², d = {D_SPHERE}"))
+               title={"dictionary": f"dictionary of 2n + 1 directions, d = {D}",
+                      "sphere": f"Υ* over the whole sphere S², d = {D_SPHERE}",
+                      "circle": f"Υ* over the whole circle S¹, d = {D_CIRCLE}"}[design])
         ax.legend(fontsize=6)
     fig.suptitle("flat.near_flattest: the worst near-flattest interpolator found")
     return fig
