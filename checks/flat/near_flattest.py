@@ -399,7 +399,8 @@ def level_E(ctx: Context) -> Outcome:
                            f"{s['units']}/{s['planned']} units) → {s['verdict']}" for s in series)
                + f"; against −½ + δ (δ = {DELTA}): {parts}: {verdict}")
     details = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}, "d": D,
-               "d_sphere": D_SPHERE, "d_circle": D_CIRCLE, "rows": rows, "no_interpolator": lost, "series": series, "regions": REGIONS.describe,
+               "d_sphere": D_SPHERE, "d_circle": D_CIRCLE, "rows": rows, "no_interpolator": lost, "series": series,
+               "regions": REGIONS.describe,
                "statement_test": {"paper_statement": PAPER, "effect": "per-seed slope β of log(worst excess found "
                                   "over Υ ≤ κΥ_low) on log n", "delta": DELTA, "parts": parts, "verdict": verdict,
                                   "planned_units": metric["planned_seeds"],
