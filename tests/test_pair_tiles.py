@@ -249,3 +249,104 @@ def test_the_dask_example_runs_and_resumes(tmp_path):
     assert first["stats"]["tasks_run"] >= 1 and first["stats"]["tasks_resumed"] == 0
     again = ex.main(n=200, workers=1, journal=str(tmp_path))
     assert again["stats"]["tasks_run"] == 0 and again["stats"]["tasks_resumed"] == first["stats"]["tasks"]
+
+
+# ------------------------------------------------------------------------------------------------ panels
+def test_a_panel_plan_covers_the_upper_triangle_once_and_each_task_reads_two_panels():
+    from numerics.ws.pair_tiles import panel_plan, rows_of
+
+    for n, block, k in ((203, 16, 3), (160, 16, 2), (5, 16, 4), (97, 8, 1)):
+        tasks = panel_plan(n, block, k)
+        flat = [t for task in tasks for t in task]
+        assert sorted(flat) == sorted(tiles_of(n, block)) and len(flat) == len(set(flat))
+        for task in tasks:
+            rows = rows_of(task, n, block)
+            assert sum(b - a for a, b in rows) <= 2 * k * block and len(rows) <= 2
+            assert all(a % block == 0 and (b % block == 0 or b == n) for a, b in rows)
+
+
+def test_a_panel_build_gives_the_tiles_of_the_whole_problem_bit_for_bit(monkeypatch):
+    """Tables made for some sample ranges alone (a worker's two panels, the last block short) against the whole
+    problem's, with the (n, C, N) sides kept and made per tile."""
+    from numerics.ws import softmax_tiles
+    from numerics.ws.pair_tiles import panel_plan, rows_of
+    from numerics.ws.softmax import build_softmax_tiles
+
+    W, b, V, c, X, y = _softmax(n=203)
+    for sides in (softmax_tiles.SIDES_BYTES, 0):
+        monkeypatch.setattr(softmax_tiles, "SIDES_BYTES", sides)
+        whole = build_softmax_tiles(W, b, V, c, X, y, "gelu", None, True, 16)
+        for task in panel_plan(203, 16, 3):
+            part = build_softmax_tiles(W, b, V, c, X, y, "gelu", None, True, 16, rows=rows_of(task, 203, 16))
+            assert part.inner.n == sum(e - a for a, e in rows_of(task, 203, 16))
+            assert [part.tile(I, J) for I, J in task] == [whole.tile(I, J) for I, J in task]
+
+
+def test_remapped_rows_must_be_whole_blocks():
+    from numerics.ws.pair_tiles import Remapped
+
+    class Inner:
+        block, width, tile_flops = 16, 1, 1.0
+
+    with pytest.raises(ValueError, match="whole blocks"):
+        Remapped(Inner(), ((0, 16), (40, 48)), 100)
+    assert Remapped(Inner(), ((0, 16), (96, 100)), 100).local == {0: 0, 96: 16}
+
+
+def test_a_worker_builds_only_the_rows_of_its_task():
+    from numerics.ws.activations import get_activation
+    from numerics.ws.pair_tiles import _BUILT, run_task
+    from numerics.ws.softmax import softmax_recipe
+
+    W, b, V, c, X, y = _softmax(n=400)
+    recipe = softmax_recipe(W, b, V, c, X, y, get_activation("tanh"), True, 16)
+    want = softmax_hessian_moments(W, b, V, c, X, y, "tanh", block=16)
+    out = run_task(recipe, 0, ((0, 160), (16, 160)))
+    (built,) = _BUILT.values()
+    assert built.inner.n == 48     # blocks 0, 16 and 160: three blocks of the 25
+    forget_built()
+    assert len(out["values"]) == 2 and want.trace_sq > 0
+
+
+def test_samples_from_a_file_are_read_by_rows_on_the_workers(tmp_path):
+    """X given as np.load(path, mmap_mode="r"): the workers read their panels' rows from the file (the recipe holds
+    the path and a sha256, not the samples) and the bits are those of the in-memory run; a file that changed is
+    refused by name."""
+    import dataclasses
+
+    from numerics.ws.pair_tiles import ArrayFile, run_task
+    from numerics.ws.softmax import softmax_recipe
+
+    W, b, V, c, X, y = _softmax(n=300)
+    np.save(tmp_path / "X.npy", X)
+    Xm = np.load(tmp_path / "X.npy", mmap_mode="r")
+    want = softmax_hessian_moments(W, b, V, c, X, y, "tanh", block=32)
+    with TileRunner.local(1, tiles_per_task=4) as runner:
+        got = softmax_hessian_moments(W, b, V, c, Xm, y, "tanh", block=32, tiles=runner)
+    assert (got.trace.hex(), got.trace_sq.hex()) == (want.trace.hex(), want.trace_sq.hex())
+    ref = ArrayFile.of(Xm)
+    assert ref.shape == (300, 7) and len(ref.digest) == 64
+    np.save(tmp_path / "X.npy", X[:299])
+    from numerics.ws.activations import get_activation
+
+    recipe = softmax_recipe(W, b, V, c, ref, y, get_activation("tanh"), True, 32)
+    with pytest.raises(ValueError, match="changed"):
+        run_task(dataclasses.replace(recipe), 0, ((0, 0),))
+    with pytest.raises(ValueError, match="2-D float64"):
+        np.save(tmp_path / "bad.npy", X.astype(np.float32))
+        ArrayFile.of(tmp_path / "bad.npy")
+
+
+def test_the_client_of_a_panel_run_streams_the_near_terms_to_the_same_bits(monkeypatch):
+    """tr H and the near pair terms made a few blocks at a time, keeping no per-sample array (the client of a Dask
+    run), against the whole problem's: the same additions in the same order."""
+    from numerics.ws import softmax
+    from numerics.ws.activations import get_activation
+
+    W, b, V, c, X, y = _softmax(n=203)
+    whole = softmax.build_softmax_tiles(W, b, V, c, X, y, "gelu", None, True, 16)
+    for group in (1, 2, 64):
+        monkeypatch.setattr(softmax, "GROUP_BLOCKS", group)
+        tr, near, shape = softmax.streamed_near_terms(W, b, V, c, X, y, get_activation("gelu"), True, 16)
+        assert (tr.hex(), near.hex()) == (whole.trace.hex(), whole.near.hex())
+        assert (shape.n, shape.block, shape.tile_flops) == (203, 16, whole.tile_flops)

@@ -17,6 +17,13 @@ is the correctly rounded sum of those values whatever their order. Hence:
 Workers rebuild the prepared sum from a :class:`Recipe` (a module-level builder and its arguments, scattered to
 every worker once) and keep one built problem per process, so a task's payload is only its list of tiles.
 
+**Panels.** A recipe made with ``panels=(n, block)`` (the softmax sums) can build the tables of some samples alone
+(:class:`Remapped`). The runner then plans one task per pair of *panels* P ≤ Q of k blocks (:func:`panel_plan`),
+and a worker makes the per-sample tables of its task's two panels only: its memory is O(k·block) rows instead of
+O(n), at the cost of making ~2k blocks' tables per k² tiles (k from :data:`PANEL_TASK_FLOPS`). The tables are made
+block by block everywhere, so a panel's tiles are bit for bit the whole problem's. Samples given as an
+:class:`ArrayFile` (a memory-mapped ``.npy``) are read by rows on the workers instead of being sent to them.
+
 Example (in this process; ``TileRunner.local(2)`` for a local Dask cluster)::
 
     >>> import numpy as np
@@ -48,16 +55,22 @@ import numpy as np
 
 from numerics.cluster import atomic_write, connect_client, local_cluster, restore_environ, worker_address
 
-__all__ = ["TILE_REVISION", "PairTiles", "ProgressLine", "Recipe", "TileRunner", "fingerprint", "forget_built", "plan",
-           "run_task", "tiles_of", "reduce_values"]
+__all__ = ["TILE_REVISION", "ArrayFile", "PairTiles", "ProgressLine", "Recipe", "Remapped", "TileRunner", "fingerprint",
+           "forget_built", "panel_plan", "plan", "rows_of", "run_task", "tiles_of", "reduce_values"]
 
-TILE_REVISION = 2
+TILE_REVISION = 3
 """Raised with any change to a tile's arithmetic: it is part of every journal's key, so a journal written by older
-tile code is never resumed. 2: the softmax cross term read off the Gauss–Newton block's diagonal."""
+tile code is never resumed. 2: the softmax cross term read off the Gauss–Newton block's diagonal. 3: the softmax
+per-sample tables are made block by block (so that a worker can make those of its rows alone, bit for bit)."""
 
 TASK_FLOPS = 4e9
 """Default work per Dask task (≈ 1 s of one core): tasks stay long against Dask's ~1 ms overhead per task and
 short against a killed worker's loss."""
+
+PANEL_TASK_FLOPS = 1.6e10
+"""Default work per task of a *panel* plan (≈ 4 s of one core): a worker makes the per-sample tables of its two
+panels of k blocks for each task, ~2k blocks' worth against k² tiles, so panels of ~10 blocks keep that ~5% of the
+task (softmax, (784, 256), C = 10)."""
 
 
 class PairTiles(Protocol):
@@ -83,6 +96,97 @@ def plan(n: int, block: int, per_task: int) -> list[tuple[tuple[int, int], ...]]
         raise ValueError(f"tiles_per_task must be a positive integer, got {per_task}")
     t = tiles_of(n, block)
     return [tuple(t[k:k + per_task]) for k in range(0, len(t), per_task)]
+
+
+def panel_plan(n: int, block: int, k: int) -> list[tuple[tuple[int, int], ...]]:
+    """The tiles cut into one task per pair of *panels* P ≤ Q (k consecutive blocks each): the task holds every
+    tile (I, J), J ≥ I, with I in P and J in Q, so that it reads the samples of two panels alone."""
+    if k < 1:
+        raise ValueError(f"panel blocks must be a positive integer, got {k}")
+    starts = list(range(0, n, block))
+    panels = [starts[i:i + k] for i in range(0, len(starts), k)]
+    return [tuple((I, J) for I in P for J in Q if J >= I)
+            for a, P in enumerate(panels) for Q in panels[a:]]
+
+
+def rows_of(tiles: Sequence[tuple[int, int]], n: int, block: int) -> tuple[tuple[int, int], ...]:
+    """The sample ranges (start, stop) that ``tiles`` read: their blocks, merged where they touch, in order."""
+    starts = sorted({t for IJ in tiles for t in IJ})
+    out: list[list[int]] = []
+    for a in starts:
+        b = min(a + block, n)
+        if out and out[-1][1] == a:
+            out[-1][1] = b
+        else:
+            out.append([a, b])
+    return tuple((a, b) for a, b in out)
+
+
+class Remapped:
+    """A pair sum prepared on some sample ranges only, addressed by the full problem's block starts: ``tile(I, J)``
+    is the inner problem's tile at the local starts of I and J. The ranges must be whole blocks (a range may end at
+    n), so that every local block is a global one."""
+
+    def __init__(self, inner: PairTiles, rows: Sequence[tuple[int, int]], n: int):
+        self.inner, self.n, self.block, self.width = inner, n, inner.block, inner.width
+        self.tile_flops = inner.tile_flops
+        self.local: dict[int, int] = {}
+        off = 0
+        for a, b in rows:
+            if a % self.block or (b % self.block and b != n):
+                raise ValueError(f"rows ({a}, {b}) are not whole blocks of {self.block} samples")
+            for g in range(a, b, self.block):
+                self.local[g] = off + g - a
+            off += b - a
+
+    def tile(self, I: int, J: int) -> tuple:
+        return self.inner.tile(self.local[I], self.local[J])
+
+
+@dataclass(frozen=True)
+class ArrayFile:
+    """A float64 ``.npy`` file read by row ranges (memory-mapped): the way to give a pair sum samples that should
+    not be copied to every Dask worker. ``digest`` is a sha256 of the file's bytes (part of the journal's key);
+    ``stamp`` (size, mtime in ns) is checked at every read, so that a file rewritten after the digest is refused."""
+
+    path: str
+    shape: tuple
+    digest: str
+    stamp: tuple = ()
+
+    @classmethod
+    def of(cls, array_or_path) -> ArrayFile:
+        """From a path, or from an ``np.load(path, mmap_mode="r")`` array that is the whole file."""
+        if isinstance(array_or_path, np.memmap):
+            path = array_or_path.filename
+        else:
+            path = str(array_or_path)
+        a = np.load(path, mmap_mode="r")
+        if a.dtype != np.float64 or a.ndim != 2:
+            raise ValueError(f"{path}: expected a 2-D float64 array, got {a.dtype} of shape {a.shape}")
+        if isinstance(array_or_path, np.memmap) and array_or_path.shape != a.shape:
+            raise ValueError(f"{path}: the memmap is a part ({array_or_path.shape}) of the file's array ({a.shape}); "
+                             "pass the whole file")
+        stamp = _stamp(path)
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 24), b""):
+                h.update(chunk)
+        return cls(str(path), tuple(a.shape), h.hexdigest(), stamp)
+
+    def read(self, rows: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
+        """The rows of these (start, stop) ranges, concatenated (all rows for None)."""
+        if _stamp(self.path) != self.stamp:
+            raise ValueError(f"{self.path} changed since its sha256 was taken (size or modification time differ)")
+        a = np.load(self.path, mmap_mode="r")
+        if rows is None:
+            return np.array(a)
+        return np.concatenate([a[r0:r1] for r0, r1 in rows]) if rows else np.empty((0, self.shape[1]))
+
+
+def _stamp(path) -> tuple:
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns)
 
 
 def reduce_values(values: Sequence[tuple], width: int) -> tuple:
@@ -118,6 +222,8 @@ def fingerprint(*parts: Any) -> str:
             a = np.ascontiguousarray(p)
             h.update(f"{a.dtype.str}{a.shape}".encode())
             h.update(a.tobytes())
+        elif isinstance(p, ArrayFile):
+            h.update(f"file{p.shape}{p.digest}".encode())
         elif isinstance(p, list | tuple):
             h.update(f"seq{len(p)}(".encode())
             h.update(fingerprint(*p).encode())
@@ -135,21 +241,26 @@ class Recipe:
     args: tuple
     token: str
     revision: int = TILE_REVISION  # the client's tile code: a worker with other tile code refuses the task
+    panels: tuple[int, int] | None = None  # (n, block): build(*args, rows=ranges) makes the sum on those samples
+                                           # alone (a Remapped), and the runner plans tasks by panels
 
     @classmethod
-    def of(cls, kind: str, build: Callable[..., PairTiles], *args) -> Recipe:
-        """``build(*args)``, keyed by a :func:`fingerprint` of the kind, the builder's name and every argument."""
-        return cls(kind, build, args, fingerprint(kind, f"{build.__module__}.{build.__qualname__}", *args))
+    def of(cls, kind: str, build: Callable[..., PairTiles], *args, panels: tuple[int, int] | None = None) -> Recipe:
+        """``build(*args)``, keyed by a :func:`fingerprint` of the kind, the builder's name and every argument.
+        ``panels=(n, block)``: the builder takes ``rows=``, and a worker makes only the rows of its task."""
+        return cls(kind, build, args, fingerprint(kind, f"{build.__module__}.{build.__qualname__}", *args),
+                   panels=panels)
 
 
-_BUILT: dict[str, PairTiles] = {}  # this process's one built problem, by recipe token
+_BUILT: dict[tuple, PairTiles] = {}  # this process's one built problem, by recipe token (and rows, for panels)
 
 
-def _built(recipe: Recipe) -> PairTiles:
-    got = _BUILT.get(recipe.token)
+def _built(recipe: Recipe, rows: tuple | None = None) -> PairTiles:
+    key = (recipe.token, rows)
+    got = _BUILT.get(key)
     if got is None:
         _BUILT.clear()  # one problem per worker process: its memory is bounded by the largest one
-        got = _BUILT[recipe.token] = recipe.build(*recipe.args)
+        got = _BUILT[key] = recipe.build(*recipe.args) if rows is None else recipe.build(*recipe.args, rows=rows)
     return got
 
 
@@ -169,6 +280,9 @@ def run_task(recipe: Recipe, index: int, tiles: tuple[tuple[int, int], ...]) -> 
     if recipe.revision != TILE_REVISION:
         raise RuntimeError(f"this worker's tile code is revision {TILE_REVISION}, the client's {recipe.revision}: "
                            "install the same version of shallow-proofs on the workers")
+    if recipe.panels is not None:  # the samples of this task's panels alone: memory O(panel), not O(n)
+        n, block = recipe.panels
+        return _summary(_built(recipe, rows_of(tiles, n, block)), index, tiles, t0, c0)
     return _summary(_built(recipe), index, tiles, t0, c0)
 
 
@@ -191,8 +305,8 @@ def _summary(problem: PairTiles, index: int, tiles, t0: float, c0: float) -> dic
 class _Journal:
     """Finished tasks of one pair sum, one JSON file each (written atomically)."""
 
-    def __init__(self, root: Path, recipe: Recipe, block: int, per_task: int):
-        self.dir = Path(root) / f"{recipe.kind}-{recipe.token[:20]}-b{block}-t{per_task}"
+    def __init__(self, root: Path, recipe: Recipe, block: int, tasks: str):
+        self.dir = Path(root) / f"{recipe.kind}-{recipe.token[:20]}-b{block}-{tasks}"
 
     def done(self) -> dict[int, dict[str, Any]]:
         out = {}
@@ -310,11 +424,33 @@ class TileRunner:
             return self.tiles_per_task
         return max(1, int(TASK_FLOPS // max(problem.tile_flops, 1.0)))
 
+    def panel_blocks(self, problem: PairTiles) -> int:
+        """Blocks per panel of a panel plan: √(tiles_per_task) when given, else about :data:`PANEL_TASK_FLOPS`
+        of work per task (an off-diagonal task holds k² tiles)."""
+        if self.tiles_per_task is not None:
+            return max(1, math.ceil(math.sqrt(self.tiles_per_task)))
+        return max(1, round(math.sqrt(PANEL_TASK_FLOPS / max(problem.tile_flops, 1.0))))
+
+    def panels(self, recipe: Recipe | None) -> bool:
+        """Will this runner plan ``recipe`` by panels (each task building its own samples' tables)? Yes when the
+        recipe can build rows alone and the tiles leave this process or are journaled."""
+        return recipe is not None and recipe.panels is not None and (self.client is not None
+                                                                      or self.journal is not None)
+
+    def _plan(self, recipe: Recipe | None, problem: PairTiles) -> tuple[list, str]:
+        """The tasks, and their tag in the journal's key: by panels (:meth:`panels`), else consecutive runs of
+        tiles."""
+        if self.panels(recipe):
+            k = self.panel_blocks(problem)
+            return panel_plan(problem.n, problem.block, k), f"p{k}"
+        per = self.per_task(problem)
+        return plan(problem.n, problem.block, per), f"t{per}"
+
     def run(self, recipe: Recipe | None, problem: PairTiles) -> tuple:
         """The reduced tile values of ``problem`` (built here from ``recipe``, or passed in). In this process
         without a journal, the tiles run in order with no per-task bookkeeping."""
         t0 = time.perf_counter()
-        tasks = plan(problem.n, problem.block, self.per_task(problem))
+        tasks, tag = self._plan(recipe, problem)
         total = sum(len(t) for t in tasks)
         if self.client is None and self.journal is None:
             values = []
@@ -326,7 +462,7 @@ class TileRunner:
             return reduce_values(values, problem.width)
         if recipe is None:
             raise ValueError("a journal or a Dask client needs the pair sum's recipe")
-        journal = None if self.journal is None else _Journal(self.journal, recipe, problem.block, len(tasks[0]))
+        journal = None if self.journal is None else _Journal(self.journal, recipe, problem.block, tag)
         done: dict[int, dict[str, Any]] = {}
         if journal is not None:
             if self.resume:
@@ -350,8 +486,11 @@ class TileRunner:
                 self.on_task(summary)
 
         if self.client is None:
-            for k in todo:
-                finish(_summary(problem, k, tasks[k], time.perf_counter(), time.process_time()))
+            for k in todo:   # a panel recipe is built per task here too: the problem passed may be its shape alone
+                finish(run_task(recipe, k, tasks[k]) if self.panels(recipe) else
+                       _summary(problem, k, tasks[k], time.perf_counter(), time.process_time()))
+            if self.panels(recipe):
+                forget_built()
         else:
             from distributed import as_completed
 

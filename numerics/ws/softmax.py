@@ -51,7 +51,7 @@ from numerics.ws import workspace
 from numerics.ws.activations import SmoothActivation, get_activation
 from numerics.ws.inputs import checked_array
 from numerics.ws.moments import HessianMoments
-from numerics.ws.pair_tiles import Recipe, TileRunner, tiles_of
+from numerics.ws.pair_tiles import ArrayFile, Recipe, Remapped, TileRunner, tiles_of
 from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module, centered
 from numerics.ws.trace_only import trace_of
 
@@ -168,38 +168,22 @@ array): the near terms of full MNIST (n = 60 000, C = 10, N = 256) took ~1.2 GB 
 
 
 def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias: bool, sqrt, center=centered,
-             chunk: int | None = None):
+             chunk: int | None = None, near: bool = True):
     """(tr H, the pair terms linear or constant in x̃_i·x̃_j, summed without a pair loop, the
     :class:`~numerics.ws.softmax_tiles.SoftmaxPairTiles` of the rest).
 
     The per-sample work runs over chunks of ``chunk`` samples (default: all of them, or :data:`CHUNK_ELEMENTS` for
-    float64), so that memory is O(chunk·C·N + n(C² + N + M)) and the tiles keep no (n, C, N) array."""
+    float64), so that memory is O(chunk·C·N + n(C² + N + M)) and the tiles keep no (n, C, N) array. ``near=False``
+    skips the near terms (a Dask worker's panels need the tiles alone: their d = 1 products cost as much as ~10
+    tiles per block) and returns 0 for them."""
     C, N = V.shape
-    const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
     if chunk is None:
         f64 = isinstance(p, np.ndarray) and p.dtype == np.float64
         chunk = max(1, CHUNK_ELEMENTS // (C * N)) if f64 else n
-    trace = 0
-    sums: dict[int, list] = {}  # bilinear term k with d = 0 or 1: its two accumulated factors
-    far_parts: dict[int, tuple] = {}  # d >= 2: (d, L chunks, R chunks)
-    for c0 in range(0, n, chunk):
-        sl = slice(c0, min(n, c0 + chunk))
-        t, bil = _per_sample(tuple(a[sl] for a in P), p[sl], s[sl], r[sl], V, Xt[sl], kernels, const, center)
-        trace = trace + t
-        for k, (d, L, R) in enumerate(bil):
-            if d == 0:
-                got = (L.sum(axis=0), R.sum(axis=0))
-            elif d == 1:
-                got = (Xt[sl].T @ L, Xt[sl].T @ R)
-            else:
-                far_parts.setdefault(k, (d, [], []))
-                far_parts[k][1].append(L)
-                far_parts[k][2].append(R)
-                continue
-            sums[k] = list(got) if k not in sums else [sums[k][0] + got[0], sums[k][1] + got[1]]
-    acc = 0
-    for k in sorted(sums):
-        acc = acc + (sums[k][0] * sums[k][1]).sum()
+    st = NearSums()
+    far_parts = st.add(P, p, s, r, V, Xt, kernels=kernels, bias=bias, center=center, chunk=chunk, near=near,
+                       far=True)
+    trace, acc = st.trace, st.near()
     far = []
     for k in sorted(far_parts):
         d, Ls, Rs = far_parts[k]
@@ -213,9 +197,51 @@ def prepared(P, p, s, r, V, Xt, *, n: int, kernels: ModuleType, block: int, bias
     Qfull = -(p[:, :, None] * p[:, None, :])
     idx = list(range(C))
     Qfull[:, idx, idx] = p * s
+    const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
     tiles = SoftmaxPairTiles(kernels.gg_factors(P, P), const.get("gg", {}).get("I", 0), p, V, Qfull.reshape(n, C * C),
                              Xt, far, n=n, block=block, sqrt=sqrt, center=center)
     return trace / n, acc, tiles
+
+
+class NearSums:
+    """n · tr H and the factor sums of the near pair terms, accumulated chunk by chunk in sample order: rows added
+    in several calls give the bits of one call over all of them (the same additions in the same order)."""
+
+    def __init__(self):
+        self.trace = 0
+        self.sums: dict[int, list] = {}  # bilinear term k with d = 0 or 1: its two accumulated factors
+
+    def add(self, P, p, s, r, V, Xt, *, kernels, bias: bool, center, chunk: int, near: bool = True,
+            far: bool = False) -> dict[int, tuple]:
+        """Accumulate these rows; with ``far``, return the far (d ≥ 2) factors' chunks {k: (d, [L], [R])}."""
+        const = kernels.OUTPUT_BIAS if bias else {k: {} for k in kernels.OUTPUT_BIAS}
+        far_parts: dict[int, tuple] = {}
+        for c0 in range(0, p.shape[0], chunk):
+            sl = slice(c0, min(p.shape[0], c0 + chunk))
+            t, bil = _per_sample(tuple(a[sl] for a in P), p[sl], s[sl], r[sl], V, Xt[sl], kernels, const, center)
+            self.trace = self.trace + t
+            for k, (d, L, R) in enumerate(bil):
+                if d <= 1 and not near:
+                    continue
+                if d == 0:
+                    got = (L.sum(axis=0), R.sum(axis=0))
+                elif d == 1:
+                    got = (Xt[sl].T @ L, Xt[sl].T @ R)
+                else:
+                    if far:
+                        far_parts.setdefault(k, (d, [], []))
+                        far_parts[k][1].append(L)
+                        far_parts[k][2].append(R)
+                    continue
+                got0 = self.sums.get(k)
+                self.sums[k] = list(got) if got0 is None else [got0[0] + got[0], got0[1] + got[1]]
+        return far_parts
+
+    def near(self):
+        acc = 0
+        for k in sorted(self.sums):
+            acc = acc + (self.sums[k][0] * self.sums[k][1]).sum()
+        return acc
 
 
 def _per_sample(P, p, s, r, V, Xt, kernels, const, center):
@@ -268,23 +294,81 @@ def _per_sample(P, p, s, r, V, Xt, kernels, const, center):
 
 
 def build_softmax_tiles(W, b, V, c, X, y, act_name: str, act_expr, bias: bool, block: int, *,
-                        kernels: ModuleType = softmax_kernels, center=centered) -> SoftmaxPairTiles:
+                        kernels: ModuleType = softmax_kernels, center=centered, rows=None):
     """The float64 tiles of :func:`softmax_hessian_moments` for these (validated) inputs, with ``.trace`` (tr H) and
     ``.near`` (n² · the pair terms summed without a pair loop): one function for this process and for a Dask worker
-    (:func:`softmax_recipe`), so that both run the same arithmetic. Overflow raises FloatingPointError."""
+    (:func:`softmax_recipe`), so that both run the same arithmetic. Overflow raises FloatingPointError.
+
+    Every per-sample table is made block by block (``block`` samples at a time, from sample 0), so that ``rows``
+    — sample ranges of whole blocks — makes the tiles of those samples alone, bit for bit those of the whole problem,
+    as a :class:`~numerics.ws.pair_tiles.Remapped` addressed by the whole problem's block starts (a Dask worker's
+    panels: memory O(panel) instead of O(n)). ``X`` may be an :class:`~numerics.ws.pair_tiles.ArrayFile`, read by
+    row ranges."""
+    n_all = X.shape[0]
+    if isinstance(X, ArrayFile):
+        X = X.read(rows)
+    elif rows is not None:
+        X = np.concatenate([X[a:e] for a, e in rows])
+    if rows is not None:
+        y = np.concatenate([np.asarray(y)[a:e] for a, e in rows])
     n = X.shape[0]
-    P, p, s, r, Vt, _, sqrt = _tables(W, b, V, c, X, y, SmoothActivation(act_name, act_expr), mp=False)
-    Xt = np.hstack([X, np.ones((n, 1))]) if bias else X
+    P, p, s, r, Vt, Xt, sqrt = _block_tables(W, b, V, c, X, y, SmoothActivation(act_name, act_expr), bias, block)
     with np.errstate(over="raise", invalid="raise"):
         trace, near, tiles = prepared(P, p, s, r, Vt, Xt, n=n, kernels=kernels, block=block, bias=bias, sqrt=sqrt,
-                                      center=center)
+                                      center=center, chunk=block, near=rows is None)
     tiles.trace, tiles.near = trace, near
-    return tiles
+    return tiles if rows is None else Remapped(tiles, rows, n_all)
+
+
+def _block_tables(W, b, V, c, X, y, act: SmoothActivation, bias: bool, block: int):
+    """The float64 per-sample tables, made ``block`` samples at a time (so that any whole blocks give the same
+    bits alone), and X̃ = [X | 1]."""
+    parts = [_tables(W, b, V, c, X[a:a + block], y[a:a + block], act, mp=False) for a in range(0, X.shape[0], block)]
+    P = tuple(np.concatenate([q[0][k] for q in parts]) for k in range(len(parts[0][0])))
+    p, s, r = (np.concatenate([q[i] for q in parts]) for i in (1, 2, 3))
+    Xt = np.hstack([X, np.ones((X.shape[0], 1))]) if bias else X
+    return P, p, s, r, parts[0][4], Xt, parts[0][6]
+
+
+GROUP_BLOCKS = 64
+"""Blocks per pass of :func:`streamed_near_terms`: its memory is that of GROUP_BLOCKS blocks' tables."""
+
+
+@dataclass(frozen=True)
+class TileShape:
+    """What a :class:`~numerics.ws.pair_tiles.TileRunner` needs to plan a pair sum whose tiles are built per task."""
+
+    n: int
+    block: int
+    tile_flops: float
+    width: int = 1
+
+
+def streamed_near_terms(W, b, V, c, X, y, act: SmoothActivation, bias: bool, block: int, *,
+                        kernels: ModuleType = softmax_kernels, center=centered) -> tuple[float, Any, TileShape]:
+    """(tr H, the near pair terms, the tiles' shape) of :func:`build_softmax_tiles` without keeping any per-sample
+    array: GROUP_BLOCKS blocks at a time (``X`` an array or an :class:`~numerics.ws.pair_tiles.ArrayFile`), the
+    same additions in the same order, so the same bits. The client of a panel run needs no more: its workers make
+    the tiles' tables."""
+    n = X.shape[0]
+    st = NearSums()
+    step = GROUP_BLOCKS * block
+    with np.errstate(over="raise", invalid="raise"):
+        for g0 in range(0, n, step):
+            rows = ((g0, min(n, g0 + step)),)
+            Xg = X.read(rows) if isinstance(X, ArrayFile) else X[g0:g0 + step]
+            P, p, s, r, Vt, Xt, sqrt = _block_tables(W, b, V, c, Xg, np.asarray(y)[g0:g0 + step], act, bias, block)
+            st.add(P, p, s, r, Vt, Xt, kernels=kernels, bias=bias, center=center, chunk=block)
+    first = build_softmax_tiles(W, b, V, c, X, y, act.name, act.expr, bias, block, kernels=kernels, center=center,
+                                rows=((0, min(n, block)),))
+    return st.trace / n, st.near(), TileShape(n, block, first.tile_flops)
 
 
 def softmax_recipe(W, b, V, c, X, y, act: SmoothActivation, bias: bool, block: int) -> Recipe:
-    """How a worker rebuilds the softmax pair tiles."""
-    return Recipe.of("softmax", build_softmax_tiles, W, b, V, c, X, y, act.name, act.expr, bias, int(block))
+    """How a worker rebuilds the softmax pair tiles: by panels, each task making the tables of its own samples
+    (``X`` an array, or an :class:`~numerics.ws.pair_tiles.ArrayFile` that the workers read by rows)."""
+    return Recipe.of("softmax", build_softmax_tiles, W, b, V, c, X, y, act.name, act.expr, bias, int(block),
+                     panels=(int(X.shape[0]), int(block)))
 
 
 def default_block(C: int) -> int:
@@ -314,13 +398,17 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
         Samples per block of the pair sums (memory O(block² C²)); default about 1536 / C.
     tiles : numerics.ws.pair_tiles.TileRunner, optional
         Run the (float64) sample-pair tiles on it: Dask workers, a journal to resume from, a progress line. The
-        result is bit-identical to the run without it (the same tile values, reduced by ``math.fsum``).
+        result is bit-identical to the run without it (the same tile values, reduced by ``math.fsum``). Each task
+        makes the per-sample tables of its own two panels of samples, so a worker's memory does not grow with n;
+        give ``X`` as ``np.load(path, mmap_mode="r")`` (a float64 ``.npy`` file the workers can read) and they read
+        those rows from the file instead of receiving all of X.
 
     Returns
     -------
     SoftmaxHessianMoments with ``.trace``, ``.trace_sq``, ``.dim``, ``.classes`` and the WS ``.bounds``.
     """
     act = get_activation(activation)
+    X_file = ArrayFile.of(X) if tiles is not None and isinstance(X, np.memmap) else None
     W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
     n, (N, M), C = X.shape[0], W.shape, V.shape[0]
     block = default_block(C) if block is None else block
@@ -335,15 +423,20 @@ def softmax_hessian_moments(W, b, V, c, X, y, activation: str | Any = "tanh", *,
         raise ValueError("tiles= runs the float64 pair sums of the package's own kernels: not with dps= or _kernels=")
     kw = dict(n=n, kernels=_kernels, block=int(block), bias=bias, center=_center)
     if dps is None:
-        recipe = None if tiles is None else softmax_recipe(W, b, V, c, X, y, act, bias, int(block))
+        Xr = X if X_file is None else X_file
+        recipe = None if tiles is None else softmax_recipe(W, b, V, c, Xr, y, act, bias, int(block))
         try:
-            tl = build_softmax_tiles(W, b, V, c, X, y, act.name, act.expr, bias, int(block), kernels=_kernels,
-                                     center=_center)
+            if recipe is not None and tiles.panels(recipe):   # the workers make the tables: keep none here
+                trace, near, tl = streamed_near_terms(W, b, V, c, Xr, y, act, bias, int(block))
+            else:
+                tl = build_softmax_tiles(W, b, V, c, X, y, act.name, act.expr, bias, int(block), kernels=_kernels,
+                                         center=_center)
+                trace, near = tl.trace, tl.near
             with np.errstate(over="raise", invalid="raise"):
                 (pairs,) = (tiles or TileRunner()).run(recipe, tl)
         except FloatingPointError as exc:
             raise ValueError(f"float64 overflow in the moment sums ({exc}); retry with dps=50") from exc
-        tr, tr2 = float(tl.trace), float((tl.near + pairs) / (n * n))
+        tr, tr2 = float(trace), float((near + pairs) / (n * n))
         if not (math.isfinite(tr) and math.isfinite(tr2)):  # Dask workers do not raise on overflow: say it here
             raise ValueError(f"float64 overflow in the moment sums (tr {tr}, tr² {tr2}); retry with dps=50")
     elif _dps_engine == "mpmath":
