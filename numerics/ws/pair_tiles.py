@@ -20,7 +20,8 @@ every worker once) and keep one built problem per process, so a task's payload i
 **Panels.** A recipe made with ``panels=(n, block)`` (the softmax sums) can build the tables of some samples alone
 (:class:`Remapped`). The runner then plans one task per pair of *panels* P ≤ Q of k blocks (:func:`panel_plan`),
 and a worker makes the per-sample tables of its task's two panels only: its memory is O(k·block) rows instead of
-O(n), at the cost of making ~2k blocks' tables per k² tiles (k from :data:`PANEL_TASK_FLOPS`). The tables are made
+O(n), at the cost of making ~2k blocks' tables per k² tiles (k from :data:`PANEL_TASK_FLOPS` and
+:data:`PANEL_MIN_TASKS`). The tables are made
 block by block everywhere, so a panel's tiles are bit for bit the whole problem's. Samples given as an
 :class:`ArrayFile` (a memory-mapped ``.npy``) are read by rows on the workers instead of being sent to them.
 
@@ -67,10 +68,15 @@ TASK_FLOPS = 4e9
 """Default work per Dask task (≈ 1 s of one core): tasks stay long against Dask's ~1 ms overhead per task and
 short against a killed worker's loss."""
 
-PANEL_TASK_FLOPS = 1.6e10
-"""Default work per task of a *panel* plan (≈ 4 s of one core): a worker makes the per-sample tables of its two
-panels of k blocks for each task, ~2k blocks' worth against k² tiles, so panels of ~10 blocks keep that ~5% of the
-task (softmax, (784, 256), C = 10)."""
+PANEL_TASK_FLOPS = 6.4e10
+"""Default work per off-diagonal task of a *panel* plan (k² tiles, ≈ 2 s of one core): a worker makes the per-sample
+tables of its task's two panels of k blocks, ~2k blocks' worth against k² tiles (softmax, (784, 256), C = 10: a
+block's tables ≈ 15 ms against ≈ 35 ms a tile, so ≈ 0.86/k of the task: k = 7 here, ≈ 12%). :data:`PANEL_MIN_TASKS`
+caps k for small n."""
+
+PANEL_MIN_TASKS = 32
+"""k is at most (blocks)/8, so that a panel plan has ≳ 32 tasks to share among workers (a function of n alone, so
+that a journal resumes on any number of workers)."""
 
 
 class PairTiles(Protocol):
@@ -429,7 +435,9 @@ class TileRunner:
         of work per task (an off-diagonal task holds k² tiles)."""
         if self.tiles_per_task is not None:
             return max(1, math.ceil(math.sqrt(self.tiles_per_task)))
-        return max(1, round(math.sqrt(PANEL_TASK_FLOPS / max(problem.tile_flops, 1.0))))
+        blocks = math.ceil(problem.n / problem.block)
+        cap = max(1, int(blocks / math.sqrt(2 * PANEL_MIN_TASKS)))
+        return max(1, min(cap, round(math.sqrt(PANEL_TASK_FLOPS / max(problem.tile_flops, 1.0)))))
 
     def panels(self, recipe: Recipe | None) -> bool:
         """Will this runner plan ``recipe`` by panels (each task building its own samples' tables)? Yes when the

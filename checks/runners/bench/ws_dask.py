@@ -2,18 +2,19 @@
 peak memory per worker and the measured time model for larger n.
 
 * **Scaling** at (784, 256), C = 10, n = 5000 (quick: (30, 16), C = 4, n = 800): the same sum in this process
-  (the bits every run must give), on a LocalCluster of 1 and of 2 single-threaded worker processes. A first
-  ("cold") run of each includes every worker building its tiles from the inputs (a serial cost per worker, which
-  two workers pay at once); the speed-up is t(1 worker)/t(2 workers) of the pair tiles' wall time once built,
-  repeated in the order 1, 2, 1, 2 and taken between medians, so that a transient load does not decide it. The
-  cold ratio is reported beside it.
+  (the bits every run must give), on a LocalCluster of 1 and of 2 single-threaded worker processes. The softmax
+  recipe is planned by panels (:mod:`numerics.ws.pair_tiles`): every task makes the tables of its own two panels of
+  samples, so the workers' memory does not grow with n and there is nothing to keep between runs; a first ("cold")
+  run of each is reported beside the speed-up, which is t(1 worker)/t(2 workers) of the pair tiles' wall time,
+  repeated in the order 1, 2, 1, 2 and taken between medians, so that a transient load does not decide it.
 * **Full MNIST**: (784, 256), C = 10, n = 60 000 (synthetic data of MNIST's shape) on 2 workers, with a journal in
   ``<out>/tiles``: a killed bench resumes it (``--only softmax_dask --merge``). It takes about 40 minutes on this
   project's 2-core machine, more than the full bench's budget: the default run carries it from the last run that
   measured it (and says so), ``--only softmax_dask`` measures it.
 * **Time model**: T(n, W) ≈ t_build(n) + tiles(n) · t_tile / (W · e), with tiles(n) = k(k + 1)/2, k = ⌈n / block⌉,
   t_tile the mean busy time of a tile on one single-threaded worker (from the full run), e the 2-worker efficiency
-  measured at the scaling size, and the peak memory per worker fitted linearly in n from the two sizes.
+  measured at the scaling size, and the peak memory per worker fitted linearly in n from the two sizes (flat with
+  panels: a worker holds two panels' tables, whatever n).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def dask_section(bench: Bench):
     else:
         bench.target(name, r["speedup_1_to_2"], ">=", SPEEDUP_TARGET, "×", None,
                      explanation="median wall time of the pair tiles over two runs each, 1 and 2 single-threaded "
-                                 "workers, each worker's tiles already built")
+                                 "workers, every task making its own panels' tables")
     r["full"] = _full_run(bench, (M, N, C), n_full, runs, ProgressLine(bench.log, every=30.0))
     full = r["full"]
     if "wall_s" in full:
