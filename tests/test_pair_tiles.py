@@ -350,3 +350,14 @@ def test_the_client_of_a_panel_run_streams_the_near_terms_to_the_same_bits(monke
         tr, near, shape = softmax.streamed_near_terms(W, b, V, c, X, y, get_activation("gelu"), True, 16)
         assert (tr.hex(), near.hex()) == (whole.trace.hex(), whole.near.hex())
         assert (shape.n, shape.block, shape.tile_flops) == (203, 16, whole.tile_flops)
+
+
+def test_workers_tune_glibc_malloc_once():
+    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 (which freezes the mmap threshold at 128 KB): run_task sets
+    it back to serving tile temporaries from the heap, once per process, where glibc is there to ask."""
+    from numerics.ws.pair_tiles import tune_malloc
+
+    first = tune_malloc()
+    assert tune_malloc() is first
+    if sys.platform.startswith("linux") and os.path.exists("/lib/x86_64-linux-gnu/libc.so.6"):
+        assert first is True
