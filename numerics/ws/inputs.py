@@ -8,7 +8,7 @@ import numpy as np
 
 from numerics.interop import to_numpy
 
-__all__ = ["checked_array", "dim_of", "validate_net"]
+__all__ = ["checked_array", "dim_of", "softmax_dim", "validate_net", "validate_softmax_net"]
 
 
 
@@ -73,3 +73,49 @@ def validate_net(W, b, v, c, X, y, *, bias: bool = True):
 def dim_of(N: int, M: int, bias: bool) -> int:
     """D = N(M + 2) + 1 with biases (vec W, b, v, c), N(M + 1) without."""
     return N * (M + 2) + 1 if bias else N * (M + 1)
+
+
+def softmax_dim(N: int, M: int, C: int, bias: bool) -> int:
+    """D = N(M+1) + C(N+1) with biases (θ = (vec W, b, vec V, c)), N(M+C) without."""
+    return N * (M + 1) + C * (N + 1) if bias else N * (M + C)
+
+
+def validate_softmax_net(W, b, V, c, X, y, *, bias: bool = True):
+    """Check shapes, finiteness and labels; return float64 arrays and integer labels (b, c None without bias)."""
+    W = checked_array("W", W, 2)
+    N, M = W.shape
+    if N < 1 or M < 1:
+        raise ValueError(f"W must be N×M with N, M >= 1, got shape {W.shape}")
+    V = checked_array("V", V, 2)
+    if V.shape[1] != N:
+        raise ValueError(f"V must be C×N with N = {N} columns to match W of shape {W.shape}, got {V.shape}")
+    C = V.shape[0]
+    if C < 2:
+        raise ValueError(f"softmax needs C >= 2 classes (V has {C} row); for one logit use ce_hessian_moments (BCE)")
+    X = checked_array("X", X, 2)
+    if X.shape[1] != M:
+        raise ValueError(f"X must have M = {M} columns to match W of shape {W.shape}, got shape {X.shape}")
+    if X.shape[0] < 1:
+        raise ValueError("X must contain at least one sample")
+    yr = checked_array("y", y, 1)
+    if yr.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {yr.shape}")
+    bad = (yr != np.round(yr)) | (yr < 0) | (yr > C - 1)
+    if bad.any():
+        raise ValueError(f"labels y must be integers in 0..{C - 1} (C = {C} classes), found {yr[bad][0]!r}")
+    yi = yr.astype(np.int64)
+    if bias:
+        if b is None or c is None:
+            raise ValueError("bias=True needs b and c; for the no-bias variant pass bias=False")
+        b = checked_array("b", b, 1)
+        if b.shape != (N,):
+            raise ValueError(f"b must have shape ({N},), got {b.shape}")
+        c = checked_array("c", c, 1)
+        if c.shape != (C,):
+            raise ValueError(f"c must have shape ({C},) to match V of shape {V.shape}, got {c.shape}")
+    else:
+        for name, val in (("b", b), ("c", c)):
+            if val is not None and np.any(np.asarray(to_numpy(val), dtype=float) != 0):
+                raise ValueError(f"bias=False (D = N(M+C)) has no {name}; pass None, not a nonzero {name}")
+        b = c = None
+    return W, b, V, c, X, yi
