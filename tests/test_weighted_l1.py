@@ -217,3 +217,19 @@ def test_power_newton_is_scale_free(scale):
     y = scale * np.tanh(X[:, 0])
     res = flat.flattest_outer_weights(Th, X, y, "quadratic")
     assert res.solver.startswith("dual Newton") and res.rel_gap <= 1e-10
+
+
+def test_complementarity_that_underflows_to_zero_stops_instead_of_dividing_by_it():
+    """Found by Hypothesis (the certificate property's degenerate strategy): directions with entries −5.9e-79 make
+    every x_j z_j underflow, μ = 0 exactly, and the Mehrotra step divided by it. The solver now leaves the interior
+    loop there; the crossover still returns a certified optimum (checked against HiGHS)."""
+    from numerics import flat
+
+    t = -5.90242406e-79
+    Theta = np.array([[0, 0, t], [-1, t, t], [1, t, t], [t, t, t], [t, t, t]])
+    X = np.array([[0.0, -1, -1], [-1, 0, -1], [-1, -1, -1]])
+    y = np.maximum(X @ Theta.T, 0).sum(axis=1)   # the case's interpolator: every unit with outer weight 1
+    r = flat.flattest_outer_weights(Theta, X, y, "relu")
+    ref = flat.flattest_outer_weights(Theta, X, y, "relu", method="highs")
+    assert r.dual_value <= r.value and r.rel_gap < 1e-8
+    assert r.value == pytest.approx(ref.value, rel=1e-9)

@@ -279,6 +279,8 @@ def weighted_l1_min(
                 break
             if it - best[1] >= 4:  # no progress in 4 steps: the attainable accuracy (cond Φ) is reached
                 break
+            if not mu > 0:  # every x_j z_j underflowed to 0 (weights ~1e-78 in Φ): no central path left to follow
+                break
             dp, dm = xp / zp, xm / zm
             Bs = Phi * np.sqrt(dp + dm)
             try:
