@@ -210,3 +210,24 @@ def test_circle_data_no_homogeneous_net_interpolates_is_recorded_and_costs_its_s
     out = nf._seed((3, 0, cfg))
     assert [r["n"] for r in out["rows"]] == [8, 16] and out["rows"][1]["no_interpolator"]
     assert math.isnan(out["beta/circle/0.0/2"]) and math.isnan(out["flat_beta/circle/0.0"])
+
+
+def test_labels_all_zero_make_the_zero_net_flattest_and_the_cells_still_run(monkeypatch):
+    """Noise-free labels with every sample on the target's inactive side (y ≡ 0): Υ* = 0 exactly (the zero net), the
+    bracket [0, 0] has relative width 0 (it once divided by Υ* = 0) and the adversary's set is {Υ = 0}."""
+    real = nf._data
+
+    def all_inactive(rng, n, d, tau2):
+        X, u, target, y = real(rng, n, d, tau2)
+        X = -np.abs(X @ u)[:, None] * u[None, :] + (X - (X @ u)[:, None] * u[None, :])   # u·x ≤ 0 for every x
+        return X, u, target, target(X)
+
+    monkeypatch.setattr(nf, "_data", all_inactive)
+    row = nf.cell_sphere(np.random.default_rng(3), 8, 0.0, kappas=(2.0,), starts=1)
+    assert row["upsilon_star"] == 0 and row["sphere_rel_width"] == 0.0
+    assert row["flattest_excess"] == pytest.approx(row["e0"] / 2)   # the zero net: ½E f*²
+    # directions dead on every sample cost no flatness: the supremum over {Υ = 0} is +∞, reported as such
+    assert row["k2"]["unbounded"] or row["k2"]["found"]
+    row = nf.cell_circle(np.random.default_rng(3), 8, 0.0, kappas=(2.0,), starts=1)   # runs (here: rank n − 1)
+    assert row.get("no_interpolator") or row["sphere_rel_width"] == 0.0
+    assert nf.rel_width(0.0, 0.0) == 0.0 and nf.rel_width(2.0, 1.0) == 0.5
