@@ -287,10 +287,15 @@ def run_task(recipe: Recipe, index: int, tiles: tuple[tuple[int, int], ...]) -> 
     if recipe.revision != TILE_REVISION:
         raise RuntimeError(f"this worker's tile code is revision {TILE_REVISION}, the client's {recipe.revision}: "
                            "install the same version of shallow-proofs on the workers")
-    if recipe.panels is not None:  # the samples of this task's panels alone: memory O(panel), not O(n)
-        n, block = recipe.panels
-        return _summary(_built(recipe, rows_of(tiles, n, block)), index, tiles, t0, c0)
-    return _summary(_built(recipe), index, tiles, t0, c0)
+    return _summary(_task_problem(recipe, tiles), index, tiles, t0, c0)
+
+
+def _task_problem(recipe: Recipe, tiles) -> PairTiles:
+    """The built problem a task runs on: for a panel recipe, the samples of its panels alone (memory O(panel))."""
+    if recipe.panels is None:
+        return _built(recipe)
+    n, block = recipe.panels
+    return _built(recipe, rows_of(tiles, n, block))
 
 
 _MALLOC_TUNED: list[bool] = []
@@ -521,8 +526,8 @@ class TileRunner:
 
         if self.client is None:
             for k in todo:   # a panel recipe is built per task here too: the problem passed may be its shape alone
-                finish(run_task(recipe, k, tasks[k]) if self.panels(recipe) else
-                       _summary(problem, k, tasks[k], time.perf_counter(), time.process_time()))
+                here = _task_problem(recipe, tasks[k]) if self.panels(recipe) else problem   # no mallopt here:
+                finish(_summary(here, k, tasks[k], time.perf_counter(), time.process_time()))  # the caller's process
             if self.panels(recipe):
                 forget_built()
         else:
