@@ -205,8 +205,13 @@ def cell_sphere(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, st
     against the true Υ*, which no dictionary of the suite's choosing can lower."""
     X, u, target, y = _data(rng, n, D_SPHERE, tau2)
     sd = refined_dictionary(X, y, "relu", np.vstack([u, fibonacci_sphere(INIT * n)]), REFINE, max_new=NEW * n)
+    return _whole_sphere_adversary("sphere", n, tau2, sd, rng, X, y, target, kappas, starts)
+
+
+def _whole_sphere_adversary(design, n, tau2, sd, rng, X, y, target, kappas, starts) -> dict:
+    """The row of a whole-sphere (or circle) bracket ``sd`` and the adversary inside Υ ≤ κ·(its lower end)."""
     res = sd.result
-    row = {"design": "sphere", "n": n, "tau2": tau2, "upsilon_star": float(res.value), "upsilon_low": sd.lower,
+    row = {"design": design, "n": n, "tau2": tau2, "upsilon_star": float(res.value), "upsilon_low": sd.lower,
            "flat_rel_gap": float(res.rel_gap), "sphere_rel_width": rel_width(float(res.value), sd.lower),
            "kappa_certified": sd.kappa, "exchange_steps": sd.steps}
     return _adversary(row, rng, X, y, target, sd.Theta, res, sd.lower, kappas, starts)
@@ -242,11 +247,7 @@ def cell_circle(rng: np.random.Generator, n: int, tau2: float, kappas=KAPPAS, st
             raise
         return {"design": "circle", "n": n, "tau2": tau2, "no_interpolator": True, "why": str(e).split(". ")[0],
                 **{f"k{kappa:g}": {"found": False, "unbounded": False, "no_interpolator": True} for kappa in kappas}}
-    res = sd.result
-    row = {"design": "circle", "n": n, "tau2": tau2, "upsilon_star": float(res.value), "upsilon_low": sd.lower,
-           "flat_rel_gap": float(res.rel_gap), "sphere_rel_width": rel_width(float(res.value), sd.lower),
-           "kappa_certified": sd.kappa, "exchange_steps": sd.steps}
-    return _adversary(row, rng, X, y, target, sd.Theta, res, sd.lower, kappas, starts)
+    return _whole_sphere_adversary("circle", n, tau2, sd, rng, X, y, target, kappas, starts)
 
 
 def _adversary(row, rng, X, y, target, Th, res, upsilon_low: float, kappas, starts) -> dict:
