@@ -131,3 +131,59 @@ def test_softmax_trace_rejects_bad_input():
         softmax_hessian_trace(W, b, V[:1], c[:1], X, np.zeros(len(y), int))
     with pytest.raises(ValueError, match="labels"):
         softmax_hessian_trace(W, b, V, c, X, y + 5)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("rows", [1, 7, 64])
+def test_blocks_of_samples_give_the_one_block_result(rows, bias):
+    """The float64 paths over blocks of samples (a short last block: n = 150 is no multiple of 7 or 64) sum the
+    same per-sample terms as one block of all n: every diagonal entry and the trace agree to rounding."""
+    from numerics.ws import softmax_hessian_trace
+
+    net = _net(21, M=5, N=6, n=150, bias=bias)
+    whole = ce_hessian_trace(*net, "tanh", bias=bias, rows=150)
+    blocked = ce_hessian_trace(*net, "tanh", bias=bias, rows=rows)
+    assert np.max(np.abs(blocked.diagonal - whole.diagonal)) <= 1e-13 * np.max(np.abs(whole.diagonal))
+    alone = ce_hessian_trace(*net, "tanh", bias=bias, rows=rows, diagonal=False)
+    assert abs(blocked.trace - whole.trace) <= 1e-13 * abs(whole.trace)
+    assert abs(alone.trace - whole.trace) <= 1e-13 * abs(whole.trace)
+    rng = np.random.default_rng(22)
+    W, b, V, c = rng.standard_normal((6, 5)), rng.standard_normal(6), rng.standard_normal((4, 6)), rng.standard_normal(4)
+    X, y = rng.standard_normal((150, 5)), rng.integers(0, 4, 150)
+    if not bias:
+        b = c = None
+    sw = softmax_hessian_trace(W, b, V, c, X, y, "tanh", bias=bias, rows=150)
+    sb = softmax_hessian_trace(W, b, V, c, X, y, "tanh", bias=bias, rows=rows)
+    assert np.max(np.abs(sb.diagonal - sw.diagonal)) <= 1e-13 * np.max(np.abs(sw.diagonal))
+    assert abs(sb.trace - sw.trace) <= 1e-13 * abs(sw.trace)
+
+
+def test_working_memory_does_not_grow_with_n():
+    """O(N·M) extra memory, as the module promises: the traced peak of a call (numpy's allocations) at 4× the samples
+    stays within one n-vector of labels of the peak at n, and far below the input itself (X is 16 MB at n = 40 000).
+    Whole-n tables (the form before the blocks) would add ≥ 3·n·N·8 bytes (19 MB here)."""
+    import tracemalloc
+
+    from numerics.ws import softmax_hessian_trace
+
+    rng = np.random.default_rng(5)
+    M, N, C = 50, 20, 4
+    W, b, v = rng.standard_normal((N, M)) / 7, rng.standard_normal(N), rng.standard_normal(N)
+    V, c = rng.standard_normal((C, N)), rng.standard_normal(C)
+    peaks = {}
+    for n in (10000, 40000):
+        X, y, yc = rng.standard_normal((n, M)), (rng.random(n) < 0.5).astype(float), rng.integers(0, C, n)
+        calls = {"diagonal": lambda: ce_hessian_trace(W, b, v, 0.1, X, y, "tanh", rows=500),
+                 "trace": lambda: ce_hessian_trace(W, b, v, 0.1, X, y, "tanh", rows=500, diagonal=False),
+                 "softmax": lambda: softmax_hessian_trace(W, b, V, c, X, yc, "tanh", rows=500)}
+        for name, call in calls.items():
+            call()                      # kept workspace buffers are made once, outside the traced call
+            tracemalloc.start()
+            try:
+                call()
+                peaks[name, n] = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+    for name in ("diagonal", "trace", "softmax"):
+        assert peaks[name, 40000] <= peaks[name, 10000] + 8 * 40000, (name, peaks)
+        assert peaks[name, 40000] <= 0.15 * 40000 * M * 8, (name, peaks)

@@ -52,7 +52,7 @@ from numerics.ws.inputs import softmax_dim, validate_softmax_net
 from numerics.ws.moments import HessianMoments
 from numerics.ws.pair_tiles import ArrayFile, Recipe, Remapped, TileRunner, tiles_of
 from numerics.ws.softmax_tiles import SoftmaxPairTiles, array_module, centered
-from numerics.ws.trace_only import trace_of
+from numerics.ws.trace_only import row_blocks, trace_of
 
 __all__ = ["SoftmaxHessianMoments", "softmax_dim", "softmax_hessian_moments", "softmax_tables", "validate_softmax_net",
            "SoftmaxHessianTrace", "softmax_hessian_trace"]
@@ -538,8 +538,17 @@ def _uQu(p, V):
     return out
 
 
+def _trace_block(W, b, V, c, X, y, act, mp: bool):
+    """One block's per-sample tables for :func:`softmax_hessian_trace`: A (rows × N, the W and b diagonal weights),
+    φ (rows × N), p_ik(1 − p_ik) (rows × C) and X as the tables hold it."""
+    P, p, s, r, Vt, Xt, _ = _tables(W, b, V, c, X, y, act, mp)
+    phi, d1, d2 = P[0], P[1], P[2]
+    A = d1 * d1 * _uQu(p, Vt) + d2 * (r @ Vt)                 # u_lᵀ Q_i u_l φ′² + (r_i·u_l) φ″
+    return A, phi, p * s, Xt
+
+
 def softmax_hessian_trace(W, b, V, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
-                          dps: int | None = None) -> SoftmaxHessianTrace:
+                          dps: int | None = None, rows: int | None = None) -> SoftmaxHessianTrace:
     r"""tr H and diag H of the mean softmax cross-entropy Hessian in O(n·N·(M + C)) time, no sample pairs.
 
     Each diagonal entry is a per-sample sum (a_il = w_l·x_i + b_l, h = φ(a), u_l = V[:, l], Q_i = diag(p_i) −
@@ -556,6 +565,8 @@ def softmax_hessian_trace(W, b, V, c, X, y, activation: str | Any = "tanh", *, b
     with u_lᵀQ_iu_l = Σ_c p_ic (S_i u_l)_c² and 1 − p_ik = Σ_{a≠k} p_ia, the cancellation-free forms of
     :func:`softmax_hessian_moments` (same tables; ``dps`` digits in mpmath). Checked against the diagonal of
     torch.func's dense Hessian and against :func:`softmax_hessian_moments`' trace (``tests/test_ws_trace_only.py``).
+    Float64 runs over blocks of ``rows`` samples (default :func:`numerics.ws.trace_only.row_blocks`'), so its
+    working memory does not grow with n.
 
     Example:
         >>> rng = np.random.default_rng(0)
@@ -569,21 +580,18 @@ def softmax_hessian_trace(W, b, V, c, X, y, activation: str | Any = "tanh", *, b
     W, b, V, c, X, y = validate_softmax_net(W, b, V, c, X, y, bias=bias)
     n, (N, M), C = X.shape[0], W.shape, V.shape[0]
     with mpmath.workdps((dps or 15) + 10):
-        P, p, s, r, Vt, Xt, _ = _tables(W, b, V, c, X, y, act, dps is not None)
-        phi, d1, d2 = P[0], P[1], P[2]
-        qV = _uQu(p, Vt)                                       # u_lᵀ Q_i u_l, n × N
-        A = d1 * d1 * qV + d2 * (r @ Vt)                       # n × N
-        if dps is None:
-            with workspace.workspace() as take:   # X∘X, the largest temporary, in a kept buffer: no fresh pages
-                dW = (A.T @ np.multiply(Xt, Xt, out=take("trace_xx", Xt.shape))) / n   # N × M
+        if dps is None:   # float64: blocks of samples, working memory O(rows·(N + M + C) + N·(M + C)) whatever n
+            dW, db, dV, dc = np.zeros((N, M)), np.zeros(N), np.zeros((C, N)), np.zeros(C)
+            with workspace.workspace() as take:   # X_b∘X_b in a kept buffer: no fresh pages per block
+                for sl in row_blocks(n, max(N, M, C * N // 4), rows):
+                    A, phi, ps, _ = _trace_block(W, b, V, c, X[sl], y[sl], act, False)
+                    dW += A.T @ np.multiply(X[sl], X[sl], out=take("trace_xx", X[sl].shape))
+                    db, dV, dc = db + A.sum(axis=0), dV + ps.T @ (phi * phi), dc + ps.sum(axis=0)
+            dW, db, dV, dc = dW / n, db / n, dV / n, dc / n
         else:
-            dW = (A.T @ (Xt * Xt)) / n
-        ps = p * s                                             # p_ik (1 − p_ik), n × C
-        dV = (ps.T @ (phi * phi)) / n                          # C × N
-        parts = [dW.reshape(-1)]
-        if bias:
-            parts += [A.sum(axis=0) / n, dV.reshape(-1), ps.sum(axis=0) / n]
-        else:
-            parts += [dV.reshape(-1)]
+            A, phi, ps, Xt = _trace_block(W, b, V, c, X, y, act, True)
+            dW, db = (A.T @ (Xt * Xt)) / n, A.sum(axis=0) / n
+            dV, dc = (ps.T @ (phi * phi)) / n, ps.sum(axis=0) / n
+        parts = [dW.reshape(-1), db, dV.reshape(-1), dc] if bias else [dW.reshape(-1), dV.reshape(-1)]
         tr, diag = trace_of(np.concatenate(parts), dps)
     return SoftmaxHessianTrace(tr, diag, softmax_dim(N, M, C, bias), n, C, bias, dps)

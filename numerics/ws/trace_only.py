@@ -28,7 +28,7 @@ from numerics.ws.inputs import dim_of, validate_net
 from numerics.ws.moments import tables_float64, tables_mp
 from numerics.ws.workspace import workspace
 
-__all__ = ["HessianTrace", "ce_hessian_trace", "trace_of"]
+__all__ = ["HessianTrace", "ce_hessian_trace", "row_blocks", "trace_of"]
 
 SMALL_GEMM = 2_000_000   # n·N·M below which numpy's einsum loop beats waking the BLAS threads
 
@@ -46,12 +46,13 @@ class HessianTrace:
 
 
 def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: bool = True,
-                     dps: int | None = None, diagonal: bool = True) -> HessianTrace:
+                     dps: int | None = None, diagonal: bool = True, rows: int | None = None) -> HessianTrace:
     """tr H and diag H of the mean BCE Hessian (see the module docstring), O(n·N·M).
 
     ``diagonal=False`` (float64): the trace alone, as the issue's per-sample sum
     tr H = (1/n) Σ_i [(Σ_k U_ik)(‖x_i‖² + [bias]) + q_i(Σ_k φ(a_ik)² + [bias])], U_ik = q_i v_k²φ′² + r_i v_k φ″: no
-    second n×N×M product (the W block's diagonal needs Uᵀ(X∘X)); ``.diagonal`` is then None.
+    second n×N×M product (the W block's diagonal needs Uᵀ(X∘X)); ``.diagonal`` is then None. ``rows``: samples per
+    block of the float64 path (default :func:`row_blocks`'): its working memory does not grow with n.
 
     Example:
         >>> rng = np.random.default_rng(0)
@@ -66,7 +67,7 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
     W, b, v, c, X, y = validate_net(W, b, v, c, X, y, bias=bias)
     n, (N, M) = X.shape[0], W.shape
     if dps is None:
-        tr, diag = _float64_diagonal(W, b, v, c, X, y, act, bias, diagonal)
+        tr, diag = _float64_diagonal(W, b, v, c, X, y, act, bias, diagonal, rows)
         return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
     with mpmath.workdps(dps + 10):
         P, q, r, Xs = tables_mp(W, b, v, c, X, y, act)
@@ -86,41 +87,62 @@ def ce_hessian_trace(W, b, v, c, X, y, activation: str | Any = "tanh", *, bias: 
     return HessianTrace(tr, diag, dim_of(N, M, bias), n, bias, dps)
 
 
-def _float64_diagonal(W, b, v, c, X, y, act, bias: bool, diagonal: bool = True):
-    """The float64 diagonal in one pass of n×N element-wise work (in place, no temporaries beyond U and φ²) and one
-    product Uᵀ[X∘X | 1] that gives the W block and the b block together (the ones column is kept in the buffer).
-    Without ``diagonal``: the trace alone from per-sample sums, and None."""
+TRACE_ROWS_ELEMENTS = 2**19
+"""The float64 paths run over blocks of samples with at most this many rows × max(N, M + 1) elements per table
+(4 MB): working memory O(rows·(N + M) + N·M) whatever n, and no table of n rows. Whole-n tables at (784, 256),
+n = 60 000 were ~1 GB of fresh pages a call, and the call's time moved 0.8–1.7 s with the kernel's page faults."""
+
+
+def row_blocks(n: int, width: int, rows: int | None = None):
+    """Slices of at most ``rows`` samples (default: :data:`TRACE_ROWS_ELEMENTS` // width, at least 64) covering 0..n."""
+    k = max(1, rows) if rows is not None else max(64, TRACE_ROWS_ELEMENTS // max(1, width))
+    return [slice(a, min(n, a + k)) for a in range(0, n, k)] or [slice(0, 0)]
+
+
+def _float64_diagonal(W, b, v, c, X, y, act, bias: bool, diagonal: bool = True, rows: int | None = None):
+    """The float64 diagonal over blocks of samples (:func:`row_blocks`): per block, one pass of element-wise work and
+    one product U_bᵀ[X_b∘X_b | 1] that adds the W block and the b block together (the ones column is kept in the
+    buffer). Without ``diagonal``: the trace alone from per-sample sums, and None."""
     n, (N, M) = X.shape[0], W.shape
-    P, q, r = tables_float64(W, b, v, c, X, y, act)
-    phi, d1, d2 = P[0], P[1], P[2]
-    if not diagonal:   # the trace alone: Σ_k U_ik = q_i (φ′²·v²)_i + r_i (φ″·v)_i and Σ_k φ_ik², three GEMVs
-        one = 1.0 if bias else 0.0
-        u = q * ((d1 * d1) @ (v * v)) + r * (d2 @ v)   # (the tables may be read-only broadcasts: no in-place)
-        xx = np.einsum("ij,ij->i", X, X)
-        return float(u @ (xx + one) + q @ (np.einsum("ik,ik->i", phi, phi) + one)) / n, None
-    U = np.multiply(d1, d1)
-    U *= q[:, None]
-    U *= (v * v)[None, :]
-    T = np.multiply(d2, r[:, None])
-    T *= v[None, :]
-    U += T                                                    # n × N: q v²φ′² + r v φ″
-    np.multiply(phi, phi, out=T)
-    dv = (q @ T) / n                                          # Σ_i q_i φ(a_ik)²
-    with workspace() as take:   # [X∘X | 1], the largest temporary, in a kept buffer: no fresh pages per call
-        XX = take("trace_xx1", (n, M + 1))
-        np.multiply(X, X, out=XX[:, :M])
-        XX[:, M] = 1.0
-        if n * N * M < SMALL_GEMM:
-            # numpy's own loop, not BLAS: a small GEMM after torch work waits ~10 ms on BLAS threads
-            G = np.einsum("in,im->nm", U, XX, optimize=False)
-        else:   # BLAS: at (784, 256), n = 60 000 the loop took 2.0 s and the GEMM 0.33 s
-            G = U.T @ XX
+    one = 1.0 if bias else 0.0
+    blocks = row_blocks(n, max(N, M + 1), rows)
+    if not diagonal:   # the trace alone: Σ_k U_ik = q_i (φ′²·v²)_i + r_i (φ″·v)_i and Σ_k φ_ik², three GEMVs a block
+        vv, total = v * v, 0.0
+        for sl in blocks:
+            Xb = X[sl]
+            (phi, d1, d2), q, r = tables_float64(W, b, v, c, Xb, y[sl], act)
+            u = q * ((d1 * d1) @ vv) + r * (d2 @ v)   # (the tables may be read-only broadcasts: no in-place)
+            xx = np.einsum("ij,ij->i", Xb, Xb)
+            total += float(u @ (xx + one) + q @ (np.einsum("ik,ik->i", phi, phi) + one))
+        return total / n, None
+    G, dv, qsum = np.zeros((N, M + 1)), np.zeros(N), 0.0
+    with workspace() as take:   # [X∘X | 1] of one block in a kept buffer: no fresh pages per block or call
+        for sl in blocks:
+            Xb = X[sl]
+            (phi, d1, d2), q, r = tables_float64(W, b, v, c, Xb, y[sl], act)
+            U = np.multiply(d1, d1)
+            U *= q[:, None]
+            U *= (v * v)[None, :]
+            T = np.multiply(d2, r[:, None])
+            T *= v[None, :]
+            U += T                                                    # rows × N: q v²φ′² + r v φ″
+            np.multiply(phi, phi, out=T)
+            dv += q @ T                                               # Σ_i q_i φ(a_ik)²
+            qsum += float(np.sum(q))
+            XX = take("trace_xx1", (len(Xb), M + 1))
+            np.multiply(Xb, Xb, out=XX[:, :M])
+            XX[:, M] = 1.0
+            if len(Xb) * N * M < SMALL_GEMM:
+                # numpy's own loop, not BLAS: a small GEMM after torch work waits ~10 ms on BLAS threads
+                G += np.einsum("in,im->nm", U, XX, optimize=False)
+            else:
+                G += U.T @ XX
     G /= n                                                    # N × (M + 1): the W block, then the b column
     parts = [G[:, :M].reshape(-1)]
     if bias:
-        parts += [G[:, M], dv, np.array([np.sum(q) / n])]
+        parts += [G[:, M], dv / n, np.array([qsum / n])]
     else:
-        parts += [dv]
+        parts += [dv / n]
     diag = np.concatenate(parts)
     return float(np.sum(diag)), diag
 
