@@ -173,9 +173,9 @@ def test_working_memory_does_not_grow_with_n():
     peaks = {}
     for n in (10000, 40000):
         X, y, yc = rng.standard_normal((n, M)), (rng.random(n) < 0.5).astype(float), rng.integers(0, C, n)
-        calls = {"diagonal": lambda: ce_hessian_trace(W, b, v, 0.1, X, y, "tanh", rows=500),
-                 "trace": lambda: ce_hessian_trace(W, b, v, 0.1, X, y, "tanh", rows=500, diagonal=False),
-                 "softmax": lambda: softmax_hessian_trace(W, b, V, c, X, yc, "tanh", rows=500)}
+        calls = {"diagonal": lambda X=X, y=y: ce_hessian_trace(W, b, v, 0.1, X, y, "tanh", rows=500),
+                 "trace": lambda X=X, y=y: ce_hessian_trace(W, b, v, 0.1, X, y, "tanh", rows=500, diagonal=False),
+                 "softmax": lambda X=X, yc=yc: softmax_hessian_trace(W, b, V, c, X, yc, "tanh", rows=500)}
         for name, call in calls.items():
             call()                      # kept workspace buffers are made once, outside the traced call
             tracemalloc.start()
