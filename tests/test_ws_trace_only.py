@@ -148,7 +148,8 @@ def test_blocks_of_samples_give_the_one_block_result(rows, bias):
     assert abs(blocked.trace - whole.trace) <= 1e-13 * abs(whole.trace)
     assert abs(alone.trace - whole.trace) <= 1e-13 * abs(whole.trace)
     rng = np.random.default_rng(22)
-    W, b, V, c = rng.standard_normal((6, 5)), rng.standard_normal(6), rng.standard_normal((4, 6)), rng.standard_normal(4)
+    W, b = rng.standard_normal((6, 5)), rng.standard_normal(6)
+    V, c = rng.standard_normal((4, 6)), rng.standard_normal(4)
     X, y = rng.standard_normal((150, 5)), rng.integers(0, 4, 150)
     if not bias:
         b = c = None
