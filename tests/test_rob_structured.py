@@ -143,6 +143,9 @@ def test_quick_level_E(tmp_path):
     out = cs.level_E(Context(seed=1, report_dir=tmp_path, quick=True))
     assert out.passed, out.summary
     assert all(f["k_max"] <= f["m"] for f in out.details["families"])
+    fams = {f["family"]: f for f in out.details["families"]}
+    assert set(fams) == {"conv1d", "low_rank", "tied", "vector"}
+    assert fams["tied"]["m"] == 8 and fams["tied"]["nets"] == 6   # 3 groups (3, 3, 2), 3 seeds × 2 values of n
 
 
 # ---------------------------------------------------------------------------------------------- K ≥ 3 outputs, exactly
