@@ -144,7 +144,8 @@ def run(design: str, out: Path, *, seeds: int | None = None, processes: int = 1,
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m checks.flat.near_flattest_campaign", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m checks.flat.near_flattest_campaign",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("--design", required=True, choices=NF.DESIGNS)
     ap.add_argument("--out", required=True, type=Path, help="journal X.jsonl and summary X.json (suffix replaced)")
     ap.add_argument("--seeds", type=int, default=None, help="seed indices to run (default: the design's largest plan)")

@@ -22,8 +22,8 @@ Lipschitz constant on a ball) and :func:`numerics.rob.lipschitz` (scalar bracket
   convolution (one filter of width 4, m = 13), a rank-2 factorisation (m = 24) and tied weights (8 weight vectors,
   each shared by 3 units with their own biases, m = 24; :class:`numerics.rob.structured_modules.TiedReLU`), trained
   with Adam on MSE + a small path-norm penalty. k(f) exact, the certified Lipschitz bracket, and Theorem 1.5's
-  right-hand side ε√(n/(k̄ log(k̄ n d/ε))) with c = C = 1 (stated, as in rob.realized_kinks). Per seed and family the effect is
-  min over fitting nets of log(Lip_lo / RHS(k̄)); SPEC §0 with δ = 0.2: statement effect > 0, negation ≤ 0. In these
+  right-hand side ε√(n/(k̄ log(k̄ n d/ε))) with c = C = 1 (stated, as in rob.realized_kinks). Per seed and family the
+  effect is min over fitting nets of log(Lip_lo / RHS(k̄)); SPEC §0 with δ = 0.2: statement effect > 0, negation ≤ 0. In these
   three families k(f) = m generically (a tied group's kinks are parallel but distinct; a unit whose hyperplane misses
   the sphere is no kink), so k̄ ≈ m̄ and the corollaries say little beyond Theorem 1.1 here: the report says where
   k(f) = m for every net.
