@@ -23,10 +23,10 @@ Lipschitz constant on a ball) and :func:`numerics.rob.lipschitz` (scalar bracket
   each shared by 3 units with their own biases, m = 24; :class:`numerics.rob.structured_modules.TiedReLU`), trained
   with Adam on MSE + a small path-norm penalty. k(f) exact, the certified Lipschitz bracket, and Theorem 1.5's
   right-hand side ε√(n/(k̄ log(k̄ n d/ε))) with c = C = 1 (stated, as in rob.realized_kinks). Per seed and family the
-  effect is min over fitting nets of log(Lip_lo / RHS(k̄)); SPEC §0 with δ = 0.2: statement effect > 0, negation ≤ 0. In these
-  three families k(f) = m generically (a tied group's kinks are parallel but distinct; a unit whose hyperplane misses
-  the sphere is no kink), so k̄ ≈ m̄ and the corollaries say little beyond Theorem 1.1 here: the report says where
-  k(f) = m for every net.
+  effect is min over fitting nets of log(Lip_lo / RHS(k̄)); SPEC §0 with δ = 0.2: statement effect > 0, negation ≤ 0.
+  In these three families k(f) = m generically (a tied group's kinks are parallel but distinct; a unit whose
+  hyperplane misses the sphere is no kink), so k̄ ≈ m̄ and the corollaries say little beyond Theorem 1.1 here: the
+  report says where k(f) = m for every net.
   Vector outputs (K = 3, a dense net of m = 24 units, ±1 noise in every coordinate): fit means
   (1/n)Σ‖f(x_i) − y_i‖² ≤ K − ε·K, and since some coordinate then fits with ε_k ≥ ε and Lip(f) ≥ Lip(f_k), the
   scalar law with k̄(f) ≥ k̄(f_k) bounds Lip(f) ≥ RHS(ε, k̄(f)); Lip(f), the ℓ2 operator norm on the sphere, is
