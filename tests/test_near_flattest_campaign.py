@@ -27,7 +27,7 @@ def test_a_run_journals_each_seed_and_resumes(small, tmp_path):
     assert len(lines) == 2 and res["seeds"] == 2 and same(json.loads((tmp_path / "circle.json").read_text()), res)
     first = NF.FIRST_SEED
     # the seed is the one verify runs: the same cells from the same stream
-    direct = C._plain(NF._seed((7, first, C.design_config("circle", 2))))
+    direct = C._plain(NF.run_seed((7, first, C.design_config("circle", 2))))
     assert C.read_journal(tmp_path / "circle.jsonl", "circle", 7)[first] == direct
     assert [s["units"] <= 2 for s in res["series"]] == [True, True] and all(s["planned"] > 2 for s in res["series"])
     assert {s["verdict"] for s in res["series"]} == {"inconclusive"}   # 2 of hundreds of planned units

@@ -355,6 +355,11 @@ def _label(s) -> str:
     return {"dictionary": "", "sphere": "S², ", "circle": "S¹, "}[s["design"]] + f"τ²={s['tau2']:g}, κ={s['kappa']:g}"
 
 
+# What the journaled run of one design (checks.flat.near_flattest_campaign) calls: the very seeds, configuration and
+# series that level_E uses, so its summary is verify's for those seeds.
+run_config, run_seed, run_series = _config, _seed, _series
+
+
 def level_E(ctx: Context) -> Outcome:
     cfg = _config(ctx.quick, ctx.power)
     t0 = time.perf_counter()

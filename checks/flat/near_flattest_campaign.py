@@ -3,13 +3,13 @@ for ``verify`` (SPEC §0: the whole circle plans 812–2006 seeds, the whole sph
 
 ``python -m checks.flat.near_flattest_campaign --design circle --processes 2 --out reports/campaigns/X``
 
-* Each seed index k (from :data:`checks.flat.near_flattest.FIRST_SEED`) runs :func:`checks.flat.near_flattest._seed`
+* Each seed index k (from :data:`checks.flat.near_flattest.FIRST_SEED`) runs :func:`checks.flat.near_flattest.run_seed`
   with the run's master seed: the cells ``verify`` itself would run for that seed, nothing else.
 * Every finished seed is appended to ``X.jsonl`` at once (one JSON line: the design, the master seed, the seed index,
   its output), so an interrupted run loses only the seeds in flight; run the same command again and it resumes.
   Lines of another design or master seed refuse the journal by name.
 * ``X.json`` is the summary, written at the end and on ``--summary``: each series (τ², κ) through the same
-  :func:`checks.flat.near_flattest._series` that ``verify`` uses, over the *contiguous prefix* of finished seeds (a
+  :func:`checks.flat.near_flattest.run_series` that ``verify`` uses, over the *contiguous prefix* of finished seeds (a
   cut that never looks at a slope), with its planned units and SPEC §0's word.
 
 Seeds are independent and each carries its own stream (:meth:`Context.rng` of the master seed and the seed index), so
@@ -54,7 +54,7 @@ def design_config(design: str, seeds: int) -> dict:
     """The full-run configuration of ``verify`` with only ``design`` given ``seeds`` seeds."""
     if design not in NF.DESIGNS:
         raise ValueError(f"design must be one of {NF.DESIGNS}, not {design!r}")
-    cfg = NF._config(False, True)
+    cfg = NF.run_config(False, True)
     cfg["design_seeds"] = {d: (seeds if d == design else 0) for d in NF.DESIGNS}
     cfg["seeds"] = seeds
     return cfg
@@ -93,7 +93,7 @@ def summarize(done: dict[int, dict], design: str, master: int, seeds: int) -> di
     every_row = [r for o in out for r in o["rows"]]
     rows = [r for r in every_row if not r.get("no_interpolator")]
     ctx = SimpleNamespace(seed=master)
-    series = [NF._series(out, rows, cfg, ctx, design, tau2, kappa, False)
+    series = [NF.run_series(out, rows, cfg, ctx, design, tau2, kappa, False)
               for tau2 in cfg["noises"] for kappa in cfg["kappas"]] if k >= 2 else []
     return {"what": f"{NF.ID}, design {design!r} alone, master seed {master}, seed indices {first}–{first + k - 1} "
                     f"(the contiguous prefix of {len(done)} finished) of {seeds} to run",
@@ -104,7 +104,7 @@ def summarize(done: dict[int, dict], design: str, master: int, seeds: int) -> di
 def _one(args):
     master, k, cfg = args
     t0 = time.perf_counter()
-    return k, NF._seed((master, k, cfg)), time.perf_counter() - t0
+    return k, NF.run_seed((master, k, cfg)), time.perf_counter() - t0
 
 
 def run(design: str, out: Path, *, seeds: int | None = None, processes: int = 1, master: int = MASTER_SEED,
