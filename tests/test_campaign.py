@@ -262,6 +262,7 @@ def test_cli_rejects_bad_campaign_options(extra, msg, tmp_path, capsys):
 
 @pytest.mark.skipif(bool(os.environ.get("SHALLOW_PROOFS_SKIP_DASK_PROCESSES")),
                     reason="SHALLOW_PROOFS_SKIP_DASK_PROCESSES is set (this test starts worker processes)")
+@pytest.mark.usefixtures("hang_watchdog")
 def test_a_killed_worker_process_loses_only_its_shard(tmp_path):
     """The same as the lost-worker test with real worker processes (what --workers K starts): SIGKILL one while it
     runs a shard; its nanny starts a fresh worker and the scheduler runs the shard again."""

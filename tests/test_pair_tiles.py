@@ -170,6 +170,7 @@ def test_one_and_two_dask_workers_give_the_bits_of_this_process(tmp_path):
     assert dict(os.environ) == environ
 
 
+@pytest.mark.usefixtures("hang_watchdog")
 def test_a_killed_worker_loses_only_its_task(tmp_path):
     W, b, v, c, X, y = _binary(n=3000, M=20, N=40)
     want = ce_hessian_moments(W, b, v, c, X, y, "tanh", block=64, backend="numpy").trace_sq
