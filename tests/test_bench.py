@@ -169,7 +169,9 @@ def test_quick_run_writes_report(tmp_path):
         assert pe["PyHessian trace()"]["probes"] == pe["PyHessian trace()"]["stop_replayed"]
     for r in pe.values():
         assert r["ratio_min"] <= r["ratio_median"] <= r["ratio_max"] and r["pairs"] >= 1
-    assert all(t["status"] in ("hit", "MISSED", "not run") for t in data["targets"])
+    # stand-in sizes judge nothing: a quick run prints each number and no hit or miss
+    assert {t["status"] for t in data["targets"]} <= {"quick sizes", "not run"} and data["targets"]
+    assert all(t["passed"] is None for t in data["targets"])
     # softmax pair tiles on Dask: the same bits in this process and on 1 and 2 workers, a full run with a journal
     sd = data.get("softmax_dask", {})
     if sd:

@@ -230,7 +230,8 @@ def target_table(data: Data, targets: Targets) -> list[str]:
         "## Targets: each measured number against its threshold",
         "",
         "\"hit\" or \"MISSED\" only for a number that was measured and, for a time ratio, whose interleaved pairs "
-        "agree within the spread limit; otherwise \"not run\" with the reason.",
+        "agree within the spread limit; otherwise \"not run\" with the reason (\"quick sizes\": `--quick` measures "
+        "stand-ins and judges nothing).",
         "",
         "| Target | Measured | Threshold | Status |",
         "|---|---|---|---|",
