@@ -35,6 +35,8 @@ MASTER_SEED = 20260   # verify's default master seed
 
 
 def _plain(x):
+    """Plain JSON values at full precision, NaN kept as a float (:func:`checks.evidence.outcome.jsonable` rounds to
+    12 digits and writes NaN as a string: the summary would then differ from verify's own for the same seeds)."""
     if isinstance(x, dict):
         return {str(k): _plain(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
@@ -126,10 +128,10 @@ def run(design: str, out: Path, *, seeds: int | None = None, processes: int = 1,
         try:
             it = pool.imap_unordered(_one, todo) if pool else map(_one, todo)
             for j, (k, res, dt) in enumerate(it, 1):
-                fh.write(json.dumps({"design": design, "master_seed": master, "seed_index": k,
-                                     "out": _plain(res)}) + "\n")
-                fh.flush()
                 done[k] = _plain(res)
+                fh.write(json.dumps({"design": design, "master_seed": master, "seed_index": k,
+                                     "out": done[k]}) + "\n")
+                fh.flush()
                 times.append(dt)
                 if j % 20 == 0 or j == len(todo):
                     el = time.perf_counter() - t0
