@@ -10,13 +10,16 @@ from pathlib import Path
 __all__ = ["atomic_write", "check_options", "connect_client", "local_cluster", "restore_environ", "worker_address"]
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file of this process and a rename: a reader (or a resume after
-    a kill) sees the old file or the new one, never half of one."""
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (text, or bytes) to ``path`` through a temporary file of this process and a rename: a reader
+    (or a resume after a kill) sees the old file or the new one, never half of one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
+    if isinstance(data, bytes):
+        tmp.write_bytes(data)
+    else:
+        tmp.write_text(data)
     tmp.replace(path)
 
 

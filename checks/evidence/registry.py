@@ -51,6 +51,8 @@ class Context:
     log: Callable[[str], None] | None = None  # a line sink for runs without a terminal (nox, CI, a log file)
     log_every: float = 15.0  # seconds between progress lines on ``log``
     campaign: Any = None  # a checks.runners.campaign.Campaign (``--workers``/``--scheduler``/``--shards``), or None
+    sweep_journal: bool = False  # E sweeps journal each finished item under report_dir/sweeps/ (``verify`` sets it)
+    resume: bool = False  # ``verify --resume``: E sweeps reuse the items a killed run of the same code finished
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded from (seed, salt): each check gets its own reproducible stream."""

@@ -174,7 +174,7 @@ def train(X, y, params, *, steps: int, lr: float = 1e-2, lam: float = LAMBDA_PAT
     for step in range(steps):
         opt.zero_grad(set_to_none=True)
         mse, loss = objective()
-        if step % 25 == 0 and float(mse) <= target_mse:
+        if step % 25 == 0 and float(mse.detach()) <= target_mse:
             break
         loss.backward()
         opt.step()

@@ -215,7 +215,7 @@ def train_tied(X, y, m, G, rng, *, steps, lam=1e-4, lr=1e-2, target_mse=0.05):
         Z = (Xt @ Wg.T + bg)[:, grp] * scale
         res = torch.relu(Z) @ a + Xt @ v + c[0] - yt
         mse = torch.mean(res * res)
-        if step % 25 == 0 and float(mse) <= target_mse:
+        if step % 25 == 0 and float(mse.detach()) <= target_mse:
             break
         path = torch.sum(a.abs() * scale * torch.sqrt(torch.sum(Wg * Wg, 1) + bg * bg)[grp])
         opt.zero_grad()

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.runners.falsify import PROPERTIES, FalsifyResult, Property, falsify
+from checks.runners.sweep_journal import journal_for
 from numerics.cluster import atomic_write, worker_address
 
 TOPIC = "shallow-proofs/reproducer"
@@ -355,12 +356,19 @@ class Campaign:
         return path
 
     # -- a sweep (E levels): one task per item, results in item order
-    def map(self, ctx, fn: Callable, items: Sequence, description: str) -> list:
+    def map(self, ctx, fn: Callable, items: Sequence, description: str,
+            on_result: Callable[[int, Any], None] | None = None) -> list:
         """``[fn(x) for x in items]`` as Dask tasks, with the progress line; a worker lost mid-task costs only
-        that task, which the scheduler runs again. ``fn`` and the items must pickle (module-level functions)."""
+        that task, which the scheduler runs again. ``fn`` and the items must pickle (module-level functions).
+        ``on_result(i, result)`` is called in this process as each item finishes (the sweep's journal)."""
         items = list(items)
         if self.client is None:
-            return [fn(x) for x in ctx.track(items, description)]
+            out = []
+            for i, x in enumerate(ctx.track(items, description)):
+                out.append(fn(x))
+                if on_result is not None:
+                    on_result(i, out[-1])
+            return out
         from distributed import as_completed
 
         keys = [f"{description}-{i}-{os.urandom(4).hex()}" for i in range(len(items))]
@@ -370,7 +378,10 @@ class Campaign:
         tick = _Ticker(ctx, description, len(items), 0)
         try:
             for fut in as_completed(futs):
-                out[index[fut.key]] = fut.result()
+                i = index[fut.key]
+                out[i] = fut.result()
+                if on_result is not None:
+                    on_result(i, out[i])
                 tick.advance()
         finally:
             tick.close()
@@ -477,11 +488,28 @@ def _locked(fn: Callable, x):
 def sweep(ctx, fn: Callable, items: Sequence, description: str) -> list:
     """An E level's independent runs: ``[fn(x) for x in items]``, on the campaign's Dask client when the run has
     one (``verify --workers K`` / ``--scheduler``), else in this process exactly as a plain loop (with
-    ``ctx.track``'s progress). Each item must carry its own seed, so the results do not depend on where they ran."""
+    ``ctx.track``'s progress). Each item must carry its own seed, so the results do not depend on where they ran.
+
+    In a full run every finished item is journaled at once (:mod:`checks.runners.sweep_journal`), and under
+    ``verify --resume`` the items a killed run of the same code finished are read back instead of run again."""
+    items = list(items)
+    journal = journal_for(ctx, fn, description)
+    results = journal.load(items) if journal is not None else {}
+    todo = [i for i in range(len(items)) if i not in results]
+
+    def record(j: int, result: Any) -> None:
+        results[todo[j]] = result
+        if journal is not None:
+            journal.record(todo[j], result)
+
     campaign = getattr(ctx, "campaign", None)
-    if campaign is None:
-        return [fn(x) for x in ctx.track(list(items), description)]
-    return campaign.map(ctx, fn, items, description)
+    if todo:
+        if campaign is None:
+            for j, i in enumerate(ctx.track(todo, description)):
+                record(j, fn(items[i]))
+        else:
+            campaign.map(ctx, fn, [items[i] for i in todo], description, on_result=record)
+    return [results[i] for i in range(len(items))]
 
 
 class _Ticker:

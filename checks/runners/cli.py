@@ -86,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
                                 "(seed, budget, shards), never on the workers)")
             g.add_argument("--resume", action="store_true",
                            help="keep the shards already finished under REPORT_DIR/campaigns/ and run the rest")
+        else:
+            s.add_argument("--resume", action="store_true",
+                           help="keep the items of E sweeps that a killed run finished (REPORT_DIR/sweeps/, same "
+                                "seed, options and code) and run the rest; the report is the same as an unbroken "
+                                "run's")
     sub.add_parser("list", help="list claims (implemented and planned) and their levels")
     s = sub.add_parser("show", help="show one claim")
     s.add_argument("id")
@@ -172,9 +177,9 @@ def _campaign(args):
     if shards is not None and shards < 1:
         raise ValueError(f"--shards must be a positive integer, got {shards}")
     if workers is None and scheduler is None and shards is None:
-        if resume:
+        if resume and args.cmd == "falsify":
             raise ValueError("--resume continues a sharded campaign: give --workers, --scheduler or --shards")
-        return None
+        return None   # verify --resume alone: the E sweeps' journals, in this process
     from checks.runners.campaign import Campaign
 
     if workers is not None:
@@ -198,6 +203,8 @@ def _run_claims(args, claims, levels, jobs, campaign) -> int:
     meta = {"seed": args.seed, "levels": list(levels), "quick": args.quick, "budget": args.budget,
             "power": bool(getattr(args, "power", False)),
             "claims_selected": args.claims or "all", "versions": report.versions()}
+    if args.cmd == "verify" and getattr(args, "resume", False):
+        meta["resume"] = True   # E sweeps reused the items a killed run of the same code finished
     if campaign is not None:
         meta["campaign"] = {"engine": campaign.describe(), "shards": campaign.shards or "default",
                             "resume": campaign.resume}
@@ -210,7 +217,8 @@ def _run_claims(args, claims, levels, jobs, campaign) -> int:
     # a Dask campaign spreads the work itself (and its client's threads rule out forking): one process here
     n_jobs = 1 if campaign is not None else min(args.jobs or default_jobs(), len(jobs))
     ctx_args = dict(seed=args.seed, report_dir=args.report_dir, budget=args.budget, quick=args.quick,
-                    power=bool(getattr(args, "power", False)))
+                    power=bool(getattr(args, "power", False)), resume=bool(getattr(args, "resume", False)),
+                    sweep_journal=args.cmd == "verify")
     pool = None
     if n_jobs > 1:  # the workers fork here, before the progress and heartbeat threads exist
         from checks.runners.parallel import LevelPool

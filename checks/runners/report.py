@@ -167,6 +167,8 @@ def run_line(meta: dict[str, Any]) -> str:
     budget = f", budget {meta['budget']} examples/property" if meta.get("budget") else ""
     if meta.get("power"):
         budget += ", every E experiment at its planned units (--power)"
+    if meta.get("resume"):
+        budget += ", E sweeps resumed from the items a killed run of the same code finished (--resume)"
     line = f"Run: {claims}, levels {','.join(meta.get('levels', []))}, seed {meta.get('seed')}{budget}; {mode}."
     if meta.get("rerun"):
         line += f" Merged into an earlier report; re-run: {', '.join(meta['rerun'])}."
