@@ -231,3 +231,40 @@ def test_labels_all_zero_make_the_zero_net_flattest_and_the_cells_still_run(monk
     row = nf.cell_circle(np.random.default_rng(3), 8, 0.0, kappas=(2.0,), starts=1)   # runs (here: rank n − 1)
     assert row.get("no_interpolator") or row["sphere_rel_width"] == 0.0
     assert nf.rel_width(0.0, 0.0) == 0.0 and nf.rel_width(2.0, 1.0) == 0.5
+
+
+def test_warm_started_argmax_matches_a_cold_linprog_at_every_step():
+    """The set keeps one HiGHS model and changes only its costs: over an ascent's sequence of objectives each optimal
+    value equals that of a fresh scipy linprog on the same LP (independent build of the split form)."""
+    from scipy.optimize import linprog
+
+    X, y, Th, t = _instance(7, 8, 17)
+    res = flattest_outer_weights(Th, X, y, "relu")
+    inv = invariant_form(Th, X, "relu")
+    G, c, e0 = nf.excess_quadratic(Th, t)
+    budget = 2 * res.dual_value
+    S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, budget)
+    m = len(Th)
+    rng = np.random.default_rng(1)
+    b = S.argmax(rng.standard_normal(m))
+    objs = [G @ b - c] + [rng.standard_normal(m) for _ in range(6)]
+    for g in objs:
+        warm = S.argmax(g)
+        cold = linprog(-np.concatenate([g, -g]), A_ub=np.concatenate([inv.omega, inv.omega])[None, :],
+                       b_ub=[budget], A_eq=np.hstack([inv.Phibar, -inv.Phibar]), b_eq=y, bounds=(0, None),
+                       method="highs")
+        assert cold.status == 0 and warm is not None
+        assert g @ warm == pytest.approx(-cold.fun, rel=1e-9, abs=1e-12)
+        assert np.max(np.abs(inv.Phibar @ warm - y)) <= 1e-8
+        assert np.sum(inv.omega * np.abs(warm)) <= budget * (1 + 1e-9)
+
+
+def test_argmax_along_a_dead_direction_is_unbounded():
+    X, y, Th, t = _instance(15, 3, 6)
+    inv = invariant_form(Th, X, "relu")
+    j = int(np.flatnonzero(inv.omega == 0)[0])
+    S = nf.NearFlattestSet(inv.Phibar, y, inv.omega, 1.0)
+    g = np.zeros(len(Th))
+    g[j] = 1.0
+    with pytest.raises(nf.Unbounded):
+        S.argmax(g)

@@ -49,7 +49,6 @@ import math
 import time
 
 import numpy as np
-from scipy.optimize import linprog
 
 from checks.evidence import figures
 from checks.evidence.outcome import Outcome
@@ -125,25 +124,54 @@ class Unbounded(Exception):
 
 
 class NearFlattestSet:
-    """The polyhedron {b : Φ̄b = y, Σ ω_j|b_j| ≤ budget} on the split form b = b⁺ − b⁻ ≥ 0 (HiGHS). It is bounded
-    exactly when every ω_j > 0."""
+    """The polyhedron {b : Φ̄b = y, Σ ω_j|b_j| ≤ budget} on the split form b = b⁺ − b⁻ ≥ 0. It is bounded exactly
+    when every ω_j > 0.
+
+    One HiGHS model (``highspy``, the solver behind ``scipy.optimize.linprog(method="highs")``) is built per set and
+    kept: each :meth:`argmax` changes only the costs, so the simplex restarts from the last optimal basis. The
+    adversary's successive objectives differ little, and a warm start takes a few pivots where a cold one takes
+    hundreds: measured on two n = 64 whole-sphere cells (m = 1088 directions), 42 and 32 LP steps in 5.0 s and 3.6 s
+    against 23.4 s and 15.9 s cold, with the same worst excess to 10 digits. A generic objective has one optimal
+    value, not always one optimal vertex (directions in the null spaces of both Φ̄ and G tie), so the vertex reported
+    may differ from a cold start's, never its value beyond the solver's tolerance."""
 
     def __init__(self, Phi, y, omega, budget: float):
-        m = Phi.shape[1]
+        import highspy
+
+        Phi, y, omega = (np.asarray(t, float) for t in (Phi, y, omega))
+        n, m = Phi.shape
         self.m, self.y, self.omega, self.budget = m, y, omega, budget
-        self.A_eq = np.hstack([Phi, -Phi])
-        self.A_ub = np.concatenate([omega, omega])[None, :]
+        A = np.vstack([np.hstack([Phi, -Phi]), np.concatenate([omega, omega])[None, :]])
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = 2 * m, n + 1
+        lp.col_cost_ = np.zeros(2 * m)
+        lp.col_lower_, lp.col_upper_ = np.zeros(2 * m), np.full(2 * m, highspy.kHighsInf)
+        lp.row_lower_ = np.concatenate([y, [-highspy.kHighsInf]])
+        lp.row_upper_ = np.concatenate([y, [budget]])
+        nz = A != 0
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(nz.sum(0))]).astype(np.int32)
+        lp.a_matrix_.index_ = np.nonzero(nz.T)[1].astype(np.int32)   # column by column, rows ascending
+        lp.a_matrix_.value_ = A.T[nz.T]
+        self._h = highspy.Highs()
+        self._h.setOptionValue("output_flag", False)
+        self._h.passModel(lp)
+        self._cols = np.arange(2 * m, dtype=np.int32)
+        self._status = highspy.HighsModelStatus
 
     def argmax(self, g) -> np.ndarray | None:
         """A vertex maximising g·b over the set, or None (infeasible / solver failure); :class:`Unbounded` when
         the objective is unbounded on it."""
-        r = linprog(-np.concatenate([g, -g]), A_ub=self.A_ub, b_ub=[self.budget], A_eq=self.A_eq, b_eq=self.y,
-                    bounds=(0, None), method="highs")
-        if r.status == 3:
+        g = np.asarray(g, float)
+        self._h.changeColsCost(2 * self.m, self._cols, -np.concatenate([g, -g]))
+        self._h.run()
+        st = self._h.getModelStatus()
+        if st == self._status.kUnbounded:
             raise Unbounded
-        if r.status != 0:
+        if st != self._status.kOptimal:
             return None
-        return r.x[: self.m] - r.x[self.m:]
+        x = np.asarray(self._h.getSolution().col_value, float)
+        return x[: self.m] - x[self.m:]
 
 
 def worst_excess(S: NearFlattestSet, G, c, e0, starts: list[np.ndarray], *, max_steps: int = 40):
