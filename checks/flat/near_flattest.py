@@ -46,6 +46,8 @@ the default run runs :data:`DEFAULT_SEEDS` (dictionary) and :data:`DEFAULT_SEEDS
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
 
 import numpy as np
@@ -123,6 +125,31 @@ class Unbounded(Exception):
     on every sample, so it costs no flatness and does not change the fit) lets the outer weight grow freely."""
 
 
+_BANNER_SHOWN = []
+
+
+def _quiet_highs():
+    """A silent ``highspy.Highs()``. Its C++ constructor prints a two-line banner on the process's first model,
+    before any option can be set: file descriptor 1 goes to /dev/null for that one construction."""
+    import highspy
+
+    if _BANNER_SHOWN:
+        h = highspy.Highs()
+    else:
+        sys.stdout.flush()
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+            h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(null)
+        _BANNER_SHOWN.append(True)
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 class NearFlattestSet:
     """The polyhedron {b : Φ̄b = y, Σ ω_j|b_j| ≤ budget} on the split form b = b⁺ − b⁻ ≥ 0. It is bounded exactly
     when every ω_j > 0.
@@ -153,8 +180,7 @@ class NearFlattestSet:
         lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(nz.sum(0))]).astype(np.int32)
         lp.a_matrix_.index_ = np.nonzero(nz.T)[1].astype(np.int32)   # column by column, rows ascending
         lp.a_matrix_.value_ = A.T[nz.T]
-        self._h = highspy.Highs()
-        self._h.setOptionValue("output_flag", False)
+        self._h = _quiet_highs()
         self._h.passModel(lp)
         self._cols = np.arange(2 * m, dtype=np.int32)
         self._status = highspy.HighsModelStatus
