@@ -55,6 +55,7 @@ def test_quick_grid_rows_and_table():
         assert r["suite_lower"] <= r["suite_upper"]
         assert r["suite_upper_le_lipsdp"] is True
         assert r["sampled"] <= r["suite_upper"] * (1 + 1e-12)
+        assert r["suite_upper_source"] not in ("", "?")     # what holds the upper end is named
         if "mip_lower" in r:
             assert r["suite_within_mip"]
     md = "\n".join(P.markdown(rec))

@@ -234,3 +234,9 @@ def test_law_quick_run_has_two_statements_and_an_interval(tmp_path):
     for k in range(3):
         assert len({r["n_over_mbar"] for r in det["nets"] if r["seed_index"] == k}) >= 2
     assert (tmp_path / "figures" / "rob_law.png").exists()
+    # each bracket names what holds its upper end (numerics.rob.bracket.Bracket.sources)
+    from numerics.rob.bracket import SOURCES
+    assert all(r["upper_held_by"] in (*SOURCES, "exact", "cap-overlap graph: clique bounds")
+               or r["upper_held_by"].startswith("another route") for r in det["nets"])
+    wide = [r for r in det["nets"] if r["gap"] - 1 > law.MAX_BRACKET_GAP]
+    assert sum(det["brackets"]["wide_upper_ends_held_by"].values()) == len(wide)

@@ -101,7 +101,7 @@ PLANNED = {key: units_for_power(sd, DELTA) for key, sd in PILOT_SD.items()}
 PLANNED_BY_DESIGN = {d: max(v for k, v in PLANNED.items() if k[0] == d) for d in ("dictionary", "sphere", "circle")}
 PLANNED_SEEDS = max(PLANNED_BY_DESIGN.values())
 DEFAULT_SEEDS = 6
-DEFAULT_SEEDS_SPHERE = 2   # ~50 s a seed on one core; its plans (23-512 seeds) are for --power on a cluster
+DEFAULT_SEEDS_SPHERE = 2   # ~15 s a seed on one core; its plans (23-512 seeds): near_flattest_campaign
 DEFAULT_SEEDS_CIRCLE = 4   # ~3 s a seed on one core
 FIRST_SEED = 100   # the run's seed indices start here: disjoint from the pilot's
 

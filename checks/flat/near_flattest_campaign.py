@@ -1,5 +1,5 @@
 """A journaled run of one `flat.near_flattest` design at its planned seeds, for the designs whose plans are too long
-for ``verify`` (SPEC §0: the whole circle plans 812–2006 seeds, the whole sphere up to 512 at ≈ 45 s a seed).
+for ``verify`` (SPEC §0: the whole circle plans 812–2006 seeds, the whole sphere up to 512, ≈ 15 s a seed on a core).
 
 ``python -m checks.flat.near_flattest_campaign --design circle --processes 2 --out reports/campaigns/X``
 

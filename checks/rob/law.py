@@ -249,6 +249,7 @@ def _seed_rows(args) -> list[dict]:
                      "certified": bool(0 < lower <= upper < math.inf),
                      "gap": upper / lower if lower > 0 else math.inf,
                      "law_rhs": law_rhs(max(eps, 1e-12), n, m + 1, d), "exact": L.exact, "status": L.status,
+                     "upper_held_by": L.upper_source,
                      "train_s": round(t_train, 3), "certify_s": round(L.seconds, 3)})
     return rows
 
@@ -336,8 +337,11 @@ def level_E(ctx: Context) -> Outcome:
     gap_by_m = {str(m): max(r["gap"] - 1 for r in rows if r["m"] == m) for m in cfg["m"]}
     within = all(g <= MAX_BRACKET_GAP for g in gap_by_m.values())
     missing_m = [m for m in PAPER_M if m not in cfg["m"]]
+    # what holds the upper end of each bracket wider than SPEC allows (numerics.rob.bracket.Bracket.sources)
+    wide = [r for r in rows if r["gap"] - 1 > MAX_BRACKET_GAP]
+    held = {h: sum(r.get("upper_held_by") == h for r in wide) for h in sorted({r.get("upper_held_by") for r in wide})}
     details["brackets"] = {"max_relative_gap_by_m": gap_by_m, "spec_max": MAX_BRACKET_GAP, "all_within": within,
-                           "paper_m_not_run": missing_m}
+                           "paper_m_not_run": missing_m, "wide_upper_ends_held_by": held}
     above = min((r["lower_over_rhs"] for r in use), default=math.nan)
     metric = {"seeds": cfg["seeds"], "nets": len(rows), "fitting": counts["fitting"], "certified": n_certified,
               "beta_lower_mean": rate.estimate, "beta_ci_lo": rate.ci[0], "beta_ci_hi": rate.ci[1],
@@ -352,6 +356,8 @@ def level_E(ctx: Context) -> Outcome:
                f"{parts}: {verdict}; widest bracket per m: "
                + ", ".join(f"m={m}: {100 * g:.1f}%" for m, g in gap_by_m.items())
                + (f" (SPEC: ≤ 5%{'' if within else ', not met'})")
+               + (f"; the upper ends of the {len(wide)} wider brackets are held by "
+                  + ", ".join(f"{h} ({c})" for h, c in held.items()) if wide else "")
                + (f"; the paper's m = {missing_m} not run (grid {cfg['grid']!r})" if missing_m and not ctx.quick
                   else ""))
     fig = law_figure(rows, cfg, rate, b_min, b_max)

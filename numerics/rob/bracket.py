@@ -45,6 +45,14 @@ random points improved by exact 1-D maximisation along lines / great circles, th
 non-empty by an SOCP point), restarted during the branch and bound from the points of the top nodes; on
 the sphere each ascent's cell is realised at a point of cell ∩ {g·x = 0} pushed to ‖x‖ = 1.
 
+Sources
+-------
+``Bracket.sources`` says where each bound came from: for every node and leaf pattern bounded, the source of its
+bound (:data:`SOURCES`: the zonotope's Shor dual or triangle bound, the parent's bound when the child's own is no
+smaller, a leaf's 2^k interval gradients, the sphere leaf's δ refinement, its Shor + RLT bound on cell ∩ S, its
+pieces); for every node or pattern that left the search, why (:data:`CLOSURES`); and which of them holds the upper
+end (the open node on top of the heap, a kept bound, a stuck sphere leaf, or the lower end itself when the ends met).
+
 Limits
 ------
 The node bound ignores the cell constraints of the free units: geometry enters only through the Farkas
@@ -67,17 +75,17 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
-from numerics.rob.bracket_net import BracketNet
+from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
 
-__all__ = ["Bracket", "BracketNet", "certified_bracket"]
+__all__ = ["Bracket", "BracketNet", "certified_bracket", "SOURCES", "CLOSURES"]
 
 # the sphere leaf bound (an SDP of size d + 1, then an exact LDLᵀ) costs ≤ 0.1 s per leaf for d ≤ 10 and ~0.4 s
 # in d = 32, where the branch and bound cannot afford it per leaf: above this, leaves keep the ball relaxation
@@ -90,6 +98,22 @@ ANNEAL_MIN_RATIO = 4
 # from this depth (× d) on, a child's free units whose hyperplanes provably miss its region are fixed
 # (BracketNet.implied_signs): above it the regions are wide and nearly every hyperplane crosses them
 IMPLIED_FROM_DEPTH = 0.5
+
+# the sources of a node's upper bound (Bracket.sources): the first two from BracketNet.node_bound_source
+SRC_PARENT = "parent's bound"
+SRC_ENUM = "leaf: 2^k gradients in interval arithmetic"
+SRC_DELTA = "sphere leaf: ‖g‖² − δ², |g·x| ≥ δ by an SOCP dual"
+SRC_SDP = "sphere leaf: Shor + RLT on cell ∩ S"
+SRC_PIECES = "sphere leaf: cut into pieces"
+SRC_LOWER = "the lower end (the ends met)"
+SOURCES = (SRC_SHOR, SRC_TRIANGLE, SRC_PARENT, SRC_ENUM, SRC_DELTA, SRC_SDP, SRC_PIECES, SRC_LOWER)
+# why a node or a leaf pattern left the search
+KEPT_TIME = "kept at the time limit (its bound enters the upper end)"
+KEPT_REALISED = "leaf pattern realised at a point (its bound enters the upper end)"
+KEPT_UNDECIDED = "leaf pattern undecided by the SOCP (its bound enters the upper end)"
+KEPT_UNCUT = "sphere leaf that no cut lowers further (its bound enters the upper end)"
+CLOSURES = ("bound ≤ lower end", "bound within the gap", KEPT_TIME, KEPT_REALISED, KEPT_UNDECIDED, KEPT_UNCUT,
+            "region empty: Farkas certificate", "region empty: exact zoom", "cell strictly inside the ball (sphere)")
 
 
 @dataclass(frozen=True)
@@ -106,6 +130,10 @@ class Bracket:
     seconds: float
     status: str
     implied: int = 0   # free units fixed because their hyperplanes provably miss a node's region (not branched on)
+    # where the bounds came from: {"upper end": the source (SOURCES) of the bound that holds it, "upper end value":
+    # that bound before the final rounding up, "nodes": {source: the nodes and leaf patterns it bounded},
+    # "closed": {reason (CLOSURES): count}}
+    sources: dict = field(default_factory=dict)
 
     @property
     def gap(self) -> float:
@@ -148,7 +176,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     order = np.argsort(-net.nAup, kind="stable")
     V0 = rng.standard_normal((m + 1, min(m + 1, 8)))
     V0 /= np.linalg.norm(V0, axis=1, keepdims=True)
-    root = net.node_bound(v.copy(), net.v_rad.copy(), order, V0, iters=60 if m > 256 else 200)
+    root = net.node_bound_source(v.copy(), net.v_rad.copy(), order, V0, iters=60 if m > 256 else 200)
 
     # ---------- seeding: line / great-circle search from data and random points, then cell-flip ascent
     starts = []
@@ -185,64 +213,79 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     KE = 16 if m <= 16 else min(14, max(8, int(math.log2(2e6 / max(d, 1)))))
     implied_from = IMPLIED_FROM_DEPTH * d if implied else m + 1
     fixed_by_implication = [0]
-    closed = [0.0]
+    closed, closed_src = [0.0], [SRC_LOWER]
+    tally = dict.fromkeys(SOURCES, 0)        # nodes and leaf patterns bounded, by the bound's source
+    shut = dict.fromkeys(CLOSURES, 0)        # why nodes and leaf patterns left the search
+
+    def close(val, src, why=None):
+        """A node or leaf pattern dropped with bound ``val``: ``closed`` keeps the largest (it enters the upper end)."""
+        if val > best["low"]:
+            shut[why or ("bound within the gap" if val <= best["low"] * (1 + rel_gap) else KEPT_TIME)] += 1
+            if val > closed[0]:
+                closed[0], closed_src[0] = val, src
+        else:
+            shut["bound ≤ lower end"] += 1
+
     stuck, stuck_all = [], []          # sphere leaves above the target, cut into pieces (bracket_sphere)
     heap = []
     cnt = [0]
 
     def push(Fi, signs, Ui, cm, cr, pt, V, root=None):
-        bd, V = net.node_bound(cm, cr, Ui, V) if root is None else root
-        if bd <= best["low"]:
-            return
+        bd, V, src = net.node_bound_source(cm, cr, Ui, V) if root is None else root
+        tally[src] += 1
         if bd <= best["low"] * (1 + rel_gap):
-            closed[0] = max(closed[0], bd)
+            close(bd, src)
             return
         cnt[0] += 1
-        heapq.heappush(heap, (-bd, cnt[0], Fi, signs, Ui, cm, cr, pt, V))
+        heapq.heappush(heap, (-bd, cnt[0], Fi, signs, Ui, cm, cr, pt, V, src))
 
     def leaf(Fi, signs, Ui, cm, cr):
-        """Max over the node's 2^k patterns. Returns the node's bound, or None (then split further)."""
+        """Max over the node's 2^k patterns: (the node's bound, its source, why it is kept), or None (split further)."""
         S, ub, Gm, Gr = net.enum_bounds(cm, cr, Ui)
         idx = np.concatenate([Fi, Ui]).astype(int)
-        h = [(-float(u), int(i), False) for i, u in enumerate(ub)]
+        h = [(-float(u), int(i), False, SRC_ENUM) for i, u in enumerate(ub)]
         heapq.heapify(h)
         tests = 0
         while h:
-            nV, i, refined = heapq.heappop(h)
+            nV, i, refined, src = heapq.heappop(h)
             V = -nV
             if V <= best["low"]:
-                return 0.0
+                return 0.0, src, None
             if V <= best["low"] * (1 + rel_gap) or time.perf_counter() > deadline:
-                return V
+                return V, src, None
             if refined:
-                return V
+                return V, src, KEPT_REALISED
             tests += 1
             if tests > 6 and len(Ui) > 0:
                 return None
+            tally[SRC_ENUM] += 1
             sg = np.concatenate([signs, np.where(S[i], 1.0, -1.0)])
             res = net.socp(idx, sg)
             if res is None:
-                return V
+                return V, src, KEPT_UNDECIDED
             t, x, y = res
             if t <= 1e-9:
                 if net.farkas(idx, sg, y):
+                    shut["region empty: Farkas certificate"] += 1
                     continue
                 zm = net.zoom(idx, sg, x)
                 if zm is not None and zm[0] == "empty":
+                    shut["region empty: exact zoom"] += 1
                     continue
                 if zm is not None:
                     want = np.zeros(m, bool)
                     want[idx] = sg > 0              # the leaf's pattern, in the units' own order
                     if srch.offer_exact(zm[1], pattern=tuple(bool(w) for w in want)):
-                        heapq.heappush(h, (nV, i, True))
+                        heapq.heappush(h, (nV, i, True, src))
                         continue
                 if sphere and net.inside_ball(idx, sg):
+                    shut["cell strictly inside the ball (sphere)"] += 1
                     continue                 # realised only strictly inside the ball: never on the sphere
                 if t <= 0:
-                    return V
+                    return V, src, KEPT_UNDECIDED
             if not sphere:
                 srch.offer_in(x, t)
-                heapq.heappush(h, (nV, i, True))
+                heapq.heappush(h, (nV, i, True, src))
                 continue
             srch.realise_on_sphere(idx, sg, Gm[i], x, t)
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
@@ -250,23 +293,32 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 r3 = net.socp(idx, sg, obj=-sgn * Gm[i], tfix=0.0)
                 if r3 is not None:
                     dl = max(dl, net.dual_low(idx, sg, r3[2], sgn * Gm[i], Gr[i]))
-            V2 = V
+            V2, src2 = V, src
             if dl > 0:
-                V2 = min(V, sqrt_up(round_up(round_up(V * V) - dl * dl * (1 - 8 * U))))
+                tally[SRC_DELTA] += 1
+                Vd = sqrt_up(round_up(round_up(V * V) - dl * dl * (1 - 8 * U)))
+                if Vd < V2:
+                    V2, src2 = Vd, SRC_DELTA
             if V2 > best["low"] * (1 + rel_gap) and d <= SDP_MAX_D and time.perf_counter() < deadline:
-                V2 = min(V2, net.sphere_cell_up(idx, sg, x))   # the cell on the sphere, not in the ball
+                tally[SRC_SDP] += 1
+                V3 = net.sphere_cell_up(idx, sg, x)   # the cell on the sphere, not in the ball
+                if V3 < V2:
+                    V2, src2 = V3, SRC_SDP
             if V2 > best["low"] * (1 + rel_gap) and d <= SPLIT_MAX_D and time.perf_counter() < deadline:
                 # still above the target: the cell is cut into pieces (bracket_sphere), and kept aside to be
                 # cut further while it holds the upper end
                 sl = SphereLeaf(net, idx, sg, V2, x)
+                tally[SRC_PIECES] += 1
                 if d <= SDP_MAX_D:
                     sl.refine(best["low"] * (1 + rel_gap), best["low"], 2, deadline)
                 if sl.bound > best["low"]:
                     heapq.heappush(stuck, (-sl.bound, len(stuck_all), sl))
                     stuck_all.append(sl)
+                else:
+                    shut["bound ≤ lower end"] += 1
                 continue
-            heapq.heappush(h, (-V2, i, True))
-        return 0.0
+            heapq.heappush(h, (-V2, i, True, src2))
+        return 0.0, SRC_ENUM, None
 
     def refine_stuck(t_end):
         """Cut the stuck leaf that holds the upper end (a few pieces), then re-file it by its new bound."""
@@ -276,7 +328,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if sl.bound > best["low"] and (sl.splits > before or time.perf_counter() >= t_end):
             heapq.heappush(stuck, (-sl.bound, k, sl))
         else:                               # below the lower end, or a piece that cannot be cut: final
-            closed[0] = max(closed[0], sl.bound)
+            close(sl.bound, SRC_PIECES, KEPT_UNCUT)
 
     push(np.zeros(0, int), np.zeros(0), order, v.copy(), net.v_rad.copy(), None, V0, root=root)
     status = "exhausted"
@@ -300,10 +352,11 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if top_stuck >= top:                # a stuck sphere leaf holds the upper end: cut it further
             refine_stuck(deadline)
             continue
-        nbd, _, Fi, signs, Ui, cm, cr, pt, V = heapq.heappop(heap)
+        nbd, _, Fi, signs, Ui, cm, cr, pt, V, _src = heapq.heappop(heap)
         bd = -nbd
         nodes[0] += 1
         if bd <= best["low"]:
+            shut["bound ≤ lower end"] += 1
             continue
         if pt is not None and spent < share[0] * (now - t_bb):
             low0 = best["low"]
@@ -313,7 +366,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         if len(Ui) <= KE:
             lv = leaf(Fi, signs, Ui, cm, cr)
             if lv is not None:
-                closed[0] = max(closed[0], lv)
+                close(*lv)
                 continue
         j = int(Ui[0])
         Uc, Vc = Ui[1:], np.delete(V, 1, axis=0)
@@ -321,11 +374,12 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         for s in (0, 1):
             sg = np.append(signs, 1.0 if s else -1.0)
             ccm, ccr = iv_add(cm, cr, net.Am[j], net.Ar[j]) if s else (cm, cr)
-            cb, cV = net.node_bound(ccm, ccr, Uc, Vc)
-            cb = min(cb, bd)                        # the child's gradients are among the parent's
+            cb, cV, csrc = net.node_bound_source(ccm, ccr, Uc, Vc)
+            if bd < cb:                             # the child's gradients are among the parent's
+                cb, csrc = bd, SRC_PARENT
             if cb <= best["low"] * (1 + rel_gap):   # closed by its bound: no feasibility test needed
-                if cb > best["low"]:
-                    closed[0] = max(closed[0], cb)
+                tally[csrc] += 1
+                close(cb, csrc)
                 continue
             ch_pt = None
             if pt is not None and (1.0 if s else -1.0) * (net.W[j] @ pt + net.b[j]) > 1e-12:
@@ -336,8 +390,10 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 if res is not None:
                     t, x, y = res
                     if t <= 1e-9 and net.farkas(idx, sg, y):
+                        shut["region empty: Farkas certificate"] += 1
                         continue
                     if t <= 1e-9 and sphere and net.inside_ball(idx, sg):
+                        shut["cell strictly inside the ball (sphere)"] += 1
                         continue                 # the whole subtree lies strictly inside the ball
                     if t > 1e-10:
                         ch_pt = x
@@ -355,21 +411,26 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     Fn, sg = np.append(Fc, units), np.append(sg, sig)
                     Un = Uc[keep]
                     cV = cV[np.r_[0, 1 + np.flatnonzero(keep)]] if cV is not None else None
-                    cb2, cV = net.node_bound(ccm, ccr, Un, cV)
+                    cb2, cV, src2 = net.node_bound_source(ccm, ccr, Un, cV)
                     fixed_by_implication[0] += len(units)
-                    cb = min(cb, cb2)
+                    if cb2 < cb:
+                        cb, csrc = cb2, src2
                     if cb <= best["low"] * (1 + rel_gap):
-                        if cb > best["low"]:
-                            closed[0] = max(closed[0], cb)
+                        tally[csrc] += 1
+                        close(cb, csrc)
                         continue
-            push(Fn, sg, Un, ccm, ccr, ch_pt, None, root=(cb, cV))
+            push(Fn, sg, Un, ccm, ccr, ch_pt, None, root=(cb, cV, csrc))
         if sphere and pt is not None and nodes[0] % 16 == 0:
             srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
     else:
         status = "exhausted" if time.perf_counter() <= deadline else "time limit"
-    top = max(-heap[0][0] if heap else 0.0, -stuck[0][0] if stuck else 0.0)
-    upper = max(top, closed[0], best["low"])
-    upper = float(np.nextafter(upper, np.inf))
+    holders = [(best["low"], SRC_LOWER), (closed[0], closed_src[0])]
+    if heap:
+        holders.append((-heap[0][0], heap[0][-1]))
+    if stuck:
+        holders.append((-stuck[0][0], SRC_PIECES))
+    upper_raw, held_by = max(holders, key=lambda t: t[0])     # ties: the first (the lower end, then closed bounds)
+    upper = float(np.nextafter(upper_raw, np.inf))
     if status == "exhausted" and upper > best["low"] * (1 + rel_gap) * (1 + 1e-9):
         status = "gap open"     # every node closed, but the ends stay further apart than the target gap
     if best["x"] is None:
@@ -379,4 +440,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     sec = time.perf_counter() - t0
     if progress is not None:
         progress(best["low"], upper, nodes[0], sec)
-    return Bracket(best["low"], upper, wp, wpat, nodes[0], sec, status, fixed_by_implication[0])
+    sources = {"upper end": held_by, "upper end value": float(upper_raw),
+               "nodes": {k: n for k, n in tally.items() if n},
+               "closed": {k: n for k, n in shut.items() if n}}
+    return Bracket(best["low"], upper, wp, wpat, nodes[0], sec, status, fixed_by_implication[0], sources)

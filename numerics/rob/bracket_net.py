@@ -24,7 +24,11 @@ from numerics.fallbacks import reach
 from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up
 from numerics.rob.bracket_sdp import sphere_cell_bound
 
-__all__ = ["BracketNet"]
+__all__ = ["BracketNet", "SRC_SHOR", "SRC_TRIANGLE"]
+
+# where a node's upper bound comes from (reported per node by numerics.rob.bracket.Bracket.sources)
+SRC_SHOR = "zonotope: Shor dual"
+SRC_TRIANGLE = "zonotope: triangle"
 
 
 def _q(x):
@@ -524,24 +528,30 @@ class BracketNet:
         """Rigorous upper bound of ‖g‖ over the node's 2^k gradients, and the ascended Shor iterate. An exactly
         cancelling pair with both units free enters as its one generator (:meth:`free_generators`); the iterate V
         keeps a row per unit of Ui (the absorbed units' rows ride along unchanged)."""
+        bd, V, _ = self.node_bound_source(cm, cr, Ui, V, iters)
+        return bd, V
+
+    def node_bound_source(self, cm, cr, Ui, V, iters=15):
+        """:meth:`node_bound` and the bound's source: :data:`SRC_SHOR` or :data:`SRC_TRIANGLE`, whichever is smaller
+        (the triangle bound on ties)."""
         Ug = self.free_generators(Ui)
         if len(Ug) < len(Ui):
             pos = np.flatnonzero(np.isin(np.asarray(Ui, int), Ug))
             rows = np.r_[0, 1 + pos]
-            bd, Vg = self.node_bound(cm, cr, Ug, None if V is None else V[rows], iters)
+            bd, Vg, src = self.node_bound_source(cm, cr, Ug, None if V is None else V[rows], iters)
             if V is None or Vg is None:
-                return bd, V
+                return bd, V, src
             Vn = V.copy()
             Vn[rows] = Vg
-            return bd, Vn
+            return bd, Vn, src
         k = len(Ui)
         Aum, Aur = self.Am[Ui], self.Ar[Ui]
         sm, sr = self.alpha_sum(Ui)
         c0m, c0r = iv_add(cm, cr, 0.5 * sm, 0.5 * sr)
         tri = round_up(norm_up(c0m, c0r) + 0.5 * float(np.sum(self.nAup[Ui])), k + 4)
         if k == 0:
-            return min(tri, norm_up(c0m, c0r)), V
+            return min(tri, norm_up(c0m, c0r)), V, SRC_TRIANGLE
         Bm = np.hstack([c0m[:, None], 0.5 * Aum.T])
         Br = np.hstack([c0r[:, None], round_up(0.5 * Aur.T)])
         sh, V = shor_bound(Bm, Br, V, iters)
-        return min(tri, sh), V
+        return (sh, V, SRC_SHOR) if sh < tri else (tri, V, SRC_TRIANGLE)

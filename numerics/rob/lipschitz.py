@@ -75,6 +75,20 @@ class Lipschitz:
     value2: Any = None  # the exact Lip² as a + b√D (numerics.rob.exact.QNum), for exact decisions
 
     @property
+    def upper_source(self) -> str:
+        """What holds the upper end: "exact"; the branch and bound's source (:data:`numerics.rob.bracket.SOURCES`,
+        or "another route: …" when a prior bracket's upper end was smaller); "cap-overlap graph: clique bounds";
+        "?" when the route records none."""
+        if self.exact:
+            return "exact"
+        src = self.argmax.get("sources") if isinstance(self.argmax, dict) else None
+        if isinstance(src, dict):
+            return src.get("upper end", "?")
+        if isinstance(src, list):
+            return "cap-overlap graph: clique bounds"
+        return "?"
+
+    @property
     def gap(self) -> float:
         """upper/lower − 1 (0 when exact)."""
         lo, up = float(self.lower), float(self.upper)
@@ -417,6 +431,7 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, pri
                            time_limit=remaining, seed=seed, data_points=data_points, progress=cb)
     method = (f"certified bracket: branch and bound over activation patterns ({br.nodes} nodes, "
               f"{br.status}); lower end attained at a genuine point, upper end proved")
+    sources = dict(br.sources)
     wit = {"point": tuple(float(x) for x in br.witness_point) if br.witness_point is not None else None,
            "pattern": tuple(br.witness_pattern) if br.witness_pattern is not None else None,
            "kind": "bracket", "exact_point": br.witness_point}
@@ -427,10 +442,11 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, pri
         if prior.upper < upper:
             upper = prior.upper
             method += f"; upper end from the {prior.method.split(': ', 1)[1]}"
+            sources["upper end"] = "another route: " + prior.method.split(": ", 1)[1].split(" (")[0]
         if upper <= lower * (1 + rel_gap):
             status = "gap reached"
-    return Lipschitz(lower, max(upper, lower), method, False, None, None, time.perf_counter() - t0, {},
-                     wit, status, (lower, upper))
+    return Lipschitz(lower, max(upper, lower), method, False, None, None, time.perf_counter() - t0,
+                     {"sources": sources}, wit, status, (lower, upper))
 
 
 def _cap_seeds(cf, seed) -> np.ndarray:

@@ -155,7 +155,7 @@ def peer_rows(seed: int = 0, quick: bool = False, log=print, lipsdp_max_m: int =
         L = rob.lipschitz((W, b, a, v, 0.0), D, time_limit=limit, rel_gap=0.01)
         row = {"domain": dom, "d": d, "m": m, "arrangement": arr, "suite_lower": float(L.lower),
                "suite_upper": float(L.upper), "suite_gap": float(L.gap), "suite_seconds": time.perf_counter() - t0,
-               "suite_status": L.status, "suite_method": L.method.split(" (")[0],
+               "suite_status": L.status, "suite_method": L.method.split(" (")[0], "suite_upper_source": L.upper_source,
                "suite_rss_growth_mb": _rss_mb() - r0, "naive": naive_bound(W, a, v),
                "sampled": sampled(W, b, a, v, dom, rng)}
         if m <= lipsdp_max_m:
