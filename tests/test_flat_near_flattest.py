@@ -268,3 +268,25 @@ def test_argmax_along_a_dead_direction_is_unbounded():
     g[j] = 1.0
     with pytest.raises(nf.Unbounded):
         S.argmax(g)
+
+
+def test_the_last_doubling_slope_reads_each_seed_and_says_when_the_excess_grows():
+    """The tail slope (SPEC: an excess that does not decay is evidence against the rate) is log2 of the ratio of the
+    last two cells of each seed; a seed missing a cell or without an interpolator there gives no unit."""
+    def seed(excesses, lost_last=False):
+        rows = [{"design": "sphere", "tau2": 0.1, "n": n, "k2": {"worst_excess": e}, "flattest_excess": e / 2}
+                for n, e in zip((8, 16, 32), excesses)]
+        if lost_last:
+            rows[-1]["no_interpolator"] = True
+        return {"rows": rows}
+
+    out = [seed((1.0, 0.5, 1.0)), seed((1.0, 0.5, 2.0)), seed((1.0, 0.5, 4.0)), seed((1.0, 0.5, 9.0), lost_last=True)]
+    t = nf._tail_slopes(out, "sphere", 0.1, lambda r: r["k2"]["worst_excess"], (8, 16, 32))
+    assert np.allclose(t, [1.0, 2.0, 3.0])                    # log2(1/0.5), log2(2/0.5), log2(4/0.5)
+    tail = nf._tail(out, Context(seed=0), "sphere", 0.1, lambda r: r["k2"]["worst_excess"], (8, 16, 32))
+    assert tail["n"] == [16, 32] and tail["units"] == 3 and tail["grows"] and not tail["decays"]
+    assert math.isclose(tail["beta"], 2.0)
+    series = [{"design": "sphere", "tau2": 0.1, "kappa": 2.0, "tail": tail}]
+    assert "16→32: +2.00" in nf._tail_note(series) and "(grows)" in nf._tail_note(series)
+    decaying = dict(tail, beta=-1.0, ci=[-1.2, -0.8], decays=True, grows=False)
+    assert nf._tail_note([dict(series[0], tail=decaying)]) == ""

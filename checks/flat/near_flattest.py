@@ -402,7 +402,43 @@ def _series(out, rows, cfg, ctx, design, tau2, kappa, quick):
             "units": int(ok.sum()), "planned": planned, "delta": DELTA,
             "achieved_power": achieved_power(sd, DELTA, int(ok.sum())), "verdict": word,
             "flattest_beta": math.nan if flat_is_target else fb[0], "flattest_ci": [fb[1], fb[2]],
-            "flattest_is_target": flat_is_target, "worst_excess_geomean_by_n": worst}
+            "flattest_is_target": flat_is_target, "worst_excess_geomean_by_n": worst,
+            "tail": _tail(out, ctx, design, tau2, lambda r: r[f"k{kappa:g}"].get("worst_excess", math.nan),
+                          _grid(cfg, design)),
+            "flattest_tail": _tail(out, ctx, design, tau2, lambda r: r["flattest_excess"], _grid(cfg, design))}
+
+
+def _tail_slopes(out, design, tau2, value, grid) -> np.ndarray:
+    """Per seed, the slope of log ``value(row)`` on log n over the grid's last two n (the last doubling): where the
+    fitted exponent over the whole grid can hide an excess that stops decaying (SPEC: "a worst excess that does not
+    decay is reported as evidence against the rate, with its interval"). NaN for a seed without both cells."""
+    n1, n2 = grid[-2:]
+    slopes = []
+    for o in out:
+        rs = {r["n"]: r for r in o["rows"] if r["tau2"] == tau2 and r["design"] == design}
+        if n1 not in rs or n2 not in rs or rs[n1].get("no_interpolator") or rs[n2].get("no_interpolator"):
+            continue
+        slopes.append(loglog_slope([n1, n2], [value(rs[n1]), value(rs[n2])]))
+    return np.asarray(slopes, float)
+
+
+def _tail(out, ctx, design, tau2, value, grid) -> dict:
+    t = _tail_slopes(out, design, tau2, value, grid)
+    t = t[np.isfinite(t)]
+    est, lo, hi = bootstrap_ci(t, seed=ctx.seed) if len(t) >= 2 else (math.nan,) * 3
+    return {"n": list(grid[-2:]), "beta": est, "ci": [lo, hi], "units": int(len(t)),
+            "decays": bool(hi < 0), "grows": bool(lo > 0)}
+
+
+def _tail_note(series) -> str:
+    """The series whose worst excess does not decay over the last doubling of n (its interval not below 0)."""
+    flat = [s for s in series if len(s["tail"]["n"]) == 2 and np.isfinite(s["tail"]["beta"]) and not s["tail"]["decays"]]
+    if not flat:
+        return ""
+    return ("; evidence against the rate (SPEC: an excess that does not decay), the slope over the last doubling of n: "
+            + "; ".join(f"{_label(s)}, n = {s['tail']['n'][0]}→{s['tail']['n'][1]}: {s['tail']['beta']:+.2f} "
+                        f"[{s['tail']['ci'][0]:+.2f}, {s['tail']['ci'][1]:+.2f}]"
+                        + (" (grows)" if s["tail"]["grows"] else "") for s in flat))
 
 
 def _label(s) -> str:
@@ -464,7 +500,7 @@ def level_E(ctx: Context) -> Outcome:
                            + ("= f*, excess ≤ 1e-12·E f*²" if s["flattest_is_target"] else f"{s['flattest_beta']:+.2f}")
                            + f"; power {s['achieved_power']:.2f}, "
                            f"{s['units']}/{s['planned']} units) → {s['verdict']}" for s in series)
-               + f"; against −½ + δ (δ = {DELTA}): {parts}: {verdict}")
+               + f"; against −½ + δ (δ = {DELTA}): {parts}: {verdict}" + _tail_note(series))
     details = {"config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}, "d": D,
                "d_sphere": D_SPHERE, "d_circle": D_CIRCLE, "rows": rows, "no_interpolator": lost, "series": series,
                "regions": REGIONS.describe,

@@ -164,8 +164,10 @@ def main(argv=None) -> int:
     print(res["what"])
     for s in res["series"]:
         lo, hi = s["ci"]
+        t = s["tail"]
         print(f"  τ²={s['tau2']:g} κ={s['kappa']:g}: β = {s['beta']:+.2f} [{lo:+.2f}, {hi:+.2f}], "
-              f"{s['units']}/{s['planned']} units → {s['verdict']}" if not math.isnan(s["beta"]) else s)
+              f"{s['units']}/{s['planned']} units → {s['verdict']}; last doubling n = {t['n'][0]}→{t['n'][1]}: "
+              f"{t['beta']:+.2f} [{t['ci'][0]:+.2f}, {t['ci'][1]:+.2f}]" if not math.isnan(s["beta"]) else s)
     return 0
 
 
