@@ -275,7 +275,7 @@ def test_the_last_doubling_slope_reads_each_seed_and_says_when_the_excess_grows(
     last two cells of each seed; a seed missing a cell or without an interpolator there gives no unit."""
     def seed(excesses, lost_last=False):
         rows = [{"design": "sphere", "tau2": 0.1, "n": n, "k2": {"worst_excess": e}, "flattest_excess": e / 2}
-                for n, e in zip((8, 16, 32), excesses)]
+                for n, e in zip((8, 16, 32), excesses, strict=True)]
         if lost_last:
             rows[-1]["no_interpolator"] = True
         return {"rows": rows}

@@ -432,7 +432,8 @@ def _tail(out, ctx, design, tau2, value, grid) -> dict:
 
 def _tail_note(series) -> str:
     """The series whose worst excess does not decay over the last doubling of n (its interval not below 0)."""
-    flat = [s for s in series if len(s["tail"]["n"]) == 2 and np.isfinite(s["tail"]["beta"]) and not s["tail"]["decays"]]
+    flat = [s for s in series
+            if len(s["tail"]["n"]) == 2 and np.isfinite(s["tail"]["beta"]) and not s["tail"]["decays"]]
     if not flat:
         return ""
     return ("; evidence against the rate (SPEC: an excess that does not decay), the slope over the last doubling of n: "
