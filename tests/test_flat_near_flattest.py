@@ -285,8 +285,14 @@ def test_the_last_doubling_slope_reads_each_seed_and_says_when_the_excess_grows(
     assert np.allclose(t, [1.0, 2.0, 3.0])                    # log2(1/0.5), log2(2/0.5), log2(4/0.5)
     tail = nf._tail(out, Context(seed=0), "sphere", 0.1, lambda r: r["k2"]["worst_excess"], (8, 16, 32))
     assert tail["n"] == [16, 32] and tail["units"] == 3 and tail["grows"] and not tail["decays"]
+    assert tail["in_negation_region"]
     assert math.isclose(tail["beta"], 2.0)
     series = [{"design": "sphere", "tau2": 0.1, "kappa": 2.0, "tail": tail}]
     assert "16→32: +2.00" in nf._tail_note(series) and "(grows)" in nf._tail_note(series)
-    decaying = dict(tail, beta=-1.0, ci=[-1.2, -0.8], decays=True, grows=False)
+    decaying = dict(tail, beta=-1.0, ci=[-1.2, -0.8], decays=True, grows=False, in_negation_region=False)
     assert nf._tail_note([dict(series[0], tail=decaying)]) == ""
+    # a short run's wide interval (it meets the statement region) is no evidence either way
+    short = [seed((1.0, 1.0, 0.25)), seed((1.0, 1.0, 4.0)), seed((1.0, 1.0, 1.0))]       # slopes −2, +2, 0
+    wide = nf._tail(short, Context(seed=0), "sphere", 0.1, lambda r: r["k2"]["worst_excess"], (8, 16, 32))
+    assert wide["units"] == 3 and wide["ci"][0] < -0.3 < wide["ci"][1] and not wide["in_negation_region"]
+    assert nf._tail_note([dict(series[0], tail=wide)]) == ""

@@ -426,17 +426,19 @@ def _tail(out, ctx, design, tau2, value, grid) -> dict:
     t = _tail_slopes(out, design, tau2, value, grid)
     t = t[np.isfinite(t)]
     est, lo, hi = bootstrap_ci(t, seed=ctx.seed) if len(t) >= 2 else (math.nan,) * 3
+    neg = REGIONS.negation[0][0]
     return {"n": list(grid[-2:]), "beta": est, "ci": [lo, hi], "units": int(len(t)),
-            "decays": bool(hi < 0), "grows": bool(lo > 0)}
+            "decays": bool(hi < 0), "grows": bool(lo > 0), "in_negation_region": bool(lo >= neg)}
 
 
 def _tail_note(series) -> str:
-    """The series whose worst excess does not decay over the last doubling of n (its interval not below 0)."""
-    flat = [s for s in series
-            if len(s["tail"]["n"]) == 2 and np.isfinite(s["tail"]["beta"]) and not s["tail"]["decays"]]
+    """The series whose slope over the last doubling of n lies in the negation region (the whole interval at or above
+    −½ + δ: an excess that does not decay at the rate there); a wide interval of a short run names nothing."""
+    flat = [s for s in series if len(s["tail"]["n"]) == 2 and s["tail"].get("in_negation_region")]
     if not flat:
         return ""
-    return ("; evidence against the rate (SPEC: an excess that does not decay), the slope over the last doubling of n: "
+    return ("; evidence against the rate (SPEC: an excess that does not decay), the slope over the last doubling of n "
+            f"in the negation region (≥ {REGIONS.negation[0][0]:+g}): "
             + "; ".join(f"{_label(s)}, n = {s['tail']['n'][0]}→{s['tail']['n'][1]}: {s['tail']['beta']:+.2f} "
                         f"[{s['tail']['ci'][0]:+.2f}, {s['tail']['ci'][1]:+.2f}]"
                         + (" (grows)" if s["tail"]["grows"] else "") for s in flat))
