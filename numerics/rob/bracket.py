@@ -112,8 +112,10 @@ KEPT_TIME = "kept at the time limit (its bound enters the upper end)"
 KEPT_REALISED = "leaf pattern realised at a point (its bound enters the upper end)"
 KEPT_UNDECIDED = "leaf pattern undecided by the SOCP (its bound enters the upper end)"
 KEPT_UNCUT = "sphere leaf that no cut lowers further (its bound enters the upper end)"
-CLOSURES = ("bound ≤ lower end", "bound within the gap", KEPT_TIME, KEPT_REALISED, KEPT_UNDECIDED, KEPT_UNCUT,
-            "region empty: Farkas certificate", "region empty: exact zoom", "cell strictly inside the ball (sphere)")
+KEPT_SPHERE = "sphere leaf pattern bounded on its cell (its bound enters the upper end)"
+CLOSURES = ("bound ≤ lower end", "bound within the gap", KEPT_TIME, KEPT_REALISED, KEPT_SPHERE, KEPT_UNDECIDED,
+            KEPT_UNCUT, "region empty: Farkas certificate", "region empty: exact zoom",
+            "cell strictly inside the ball (sphere)")
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             if V <= best["low"] * (1 + rel_gap) or time.perf_counter() > deadline:
                 return V, src, None
             if refined:
-                return V, src, KEPT_REALISED
+                return V, src, KEPT_SPHERE if sphere else KEPT_REALISED
             tests += 1
             if tests > 6 and len(Ui) > 0:
                 return None
