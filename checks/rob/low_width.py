@@ -142,13 +142,13 @@ def autograd_max(net, d: int, act: str, *, points: int = 4096, steps: int = 200,
     at_start = math.nan
     if start is not None:
         X[0] = torch.tensor(np.asarray(start, float))
-        at_start = math.sqrt(float(_tangential_norms(net, act, X[:1].clone().requires_grad_(True))[0]))
+        at_start = math.sqrt(float(_tangential_norms(net, act, X[:1].clone().requires_grad_(True))[0].detach()))
     X.requires_grad_(True)
     opt = torch.optim.Adam([X], lr=0.01)
     best = 0.0
     for _ in range(steps):
         n2 = _tangential_norms(net, act, X)
-        best = max(best, float(n2.max()))
+        best = max(best, float(n2.max().detach()))
         opt.zero_grad()
         (-n2.sum()).backward()
         opt.step()
