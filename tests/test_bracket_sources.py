@@ -21,17 +21,6 @@ from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE
 SPHERE_LEAF = (KB.SRC_DELTA, KB.SRC_SDP, KB.SRC_PIECES)
 
 
-def _stall_net():
-    """The d = 3, m = 6 net whose ball relaxation stalled 1.6% above the exact constant (the generator of
-    tests/test_kinks_bracket.py, seed 30; tests/test_rob_sphere_leaf_bound.py judges the leaf bound on it)."""
-    r = np.random.default_rng(30)
-    W = r.standard_normal((6, 3)) / np.sqrt(3)
-    b = 0.3 * r.standard_normal(6)
-    a = r.standard_normal(6) / np.sqrt(6)
-    v = 0.1 * r.standard_normal(3)
-    return W, b, a, v
-
-
 def _well_formed(br):
     src = br.sources
     assert src["upper end"] in SOURCES
@@ -53,10 +42,10 @@ def test_an_exhausted_ball_tree_is_held_by_a_realised_leaf_or_the_lower_end():
         assert br.sources["closed"].get(KB.KEPT_REALISED, 0) >= 1
 
 
-def test_the_sphere_stall_is_held_by_a_sphere_leaf_bound():
+def test_the_sphere_stall_is_held_by_a_sphere_leaf_bound(stall_net):
     """The ball relaxation of this net's best cell is 1.6% above the exact constant: an upper end within 1e-6 of it
     can only come from a bound on cell ∩ S."""
-    W, b, a, v = _stall_net()
+    W, b, a, v = stall_net
     L = K.lipschitz((W, b, a, v, 0.0), K.Sphere(3))
     br = certified_bracket(W, b, a, v, sphere=True, rel_gap=0.0, time_limit=20)
     _well_formed(br)

@@ -15,6 +15,7 @@ from checks.rob import strategies as S
 from checks.rob.rational import case_fractions
 from numerics import rob
 from numerics.rob import exact as E
+from numerics.rob.bracket import SOURCES
 from numerics.rob.canonical import canonicalize
 from numerics.rob.cap_graph import cap_graph_bracket, overlap_graph
 from numerics.rob.caps import caps_disjoint_exact, lipschitz_disjoint_caps
@@ -138,7 +139,7 @@ def test_width_2n_at_the_authors_settings_within_1_percent_in_a_minute(n, d):
     secs = time.perf_counter() - t0
     assert secs < 60
     assert L.status == "gap reached" and L.gap <= 0.01, (L.lower, L.upper, L.method)
-    assert "cap-overlap graph" in L.method
+    assert "cap-overlap graph" in L.method and L.upper_source == "cap-overlap graph: clique bounds"
     ref = _pair_reference(X, y)
     assert ref > math.sqrt(7)                          # the caps do overlap with opposite labels
     assert L.upper >= ref * (1 - 1e-12)                # two-sided: the upper end is not below an attained value
@@ -155,3 +156,4 @@ def test_dense_caps_hand_over_to_the_branch_and_bound():
     assert cap_graph_bracket(*form, max_cliques=1000) is None
     L = rob.lipschitz(net, rob.Sphere(d), time_limit=5, max_cliques=1000)
     assert "branch and bound" in L.method and L.lower <= L.upper
+    assert L.upper_source in SOURCES or L.upper_source.startswith("another route: ")

@@ -22,23 +22,12 @@ from numerics.rob.bracket_sdp import psd_exact, sphere_cell_bound
 from numerics.rob.exact import QNum
 
 
-def _stall_net():
-    """The net of the 1.6% stall (d = 3, m = 6; the generator of tests/test_kinks_bracket.py, seed 30)."""
-    r = np.random.default_rng(30)
-    d, m = 3, 6
-    W = r.standard_normal((m, d)) / np.sqrt(d)
-    b = 0.3 * r.standard_normal(m)
-    a = r.standard_normal(m) / np.sqrt(m)
-    v = 0.1 * r.standard_normal(d)
-    return W, b, a, v
-
-
 def _exact_upper_ok(br, L):
     return QNum(Fraction(br.upper) ** 2).cmp(L.value2) >= 0
 
 
-def test_the_stall_is_closed_and_the_upper_end_stays_above_the_exact_constant():
-    W, b, a, v = _stall_net()
+def test_the_stall_is_closed_and_the_upper_end_stays_above_the_exact_constant(stall_net):
+    W, b, a, v = stall_net
     L = K.lipschitz((W, b, a, v, 0.0), K.Sphere(3))
     assert L.exact
     br = certified_bracket(W, b, a, v, sphere=True, rel_gap=0.0, time_limit=20)
@@ -49,21 +38,21 @@ def test_the_stall_is_closed_and_the_upper_end_stays_above_the_exact_constant():
     assert _exact_upper_ok(br, L)
 
 
-def test_a_leaf_bound_one_tenth_too_high_is_caught(monkeypatch):
+def test_a_leaf_bound_one_tenth_too_high_is_caught(monkeypatch, stall_net):
     """Planted bug: min (g·x)² over cell ∩ S overstated by 10% — the upper end drops below the exact constant."""
     real = KBr.sphere_cell_bound
     monkeypatch.setattr(KBr, "sphere_cell_bound",
                         lambda *a, **k: None if real(*a, **k) is None else real(*a, **k) * fmpq(11, 10))
-    W, b, a, v = _stall_net()
+    W, b, a, v = stall_net
     L = K.lipschitz((W, b, a, v, 0.0), K.Sphere(3))
     br = certified_bracket(W, b, a, v, sphere=True, rel_gap=0.0, time_limit=20)
     assert not _exact_upper_ok(br, L)
 
 
-def test_an_open_gap_is_not_called_exhausted(monkeypatch):
+def test_an_open_gap_is_not_called_exhausted(monkeypatch, stall_net):
     """Without the sphere leaf bound the tree still empties; the status then says the gap is open."""
     monkeypatch.setattr(KBr, "sphere_cell_bound", lambda *a, **k: None)
-    W, b, a, v = _stall_net()
+    W, b, a, v = stall_net
     br = certified_bracket(W, b, a, v, sphere=True, rel_gap=0.01, time_limit=20)
     assert br.status == "gap open" and br.gap > 0.01
 

@@ -380,17 +380,23 @@ def _seed(args) -> dict:
     return out
 
 
+def _ci(values, ctx) -> tuple[float, float, float]:
+    """(mean, 95% bootstrap interval) over the finite per-seed values; NaNs with fewer than two."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    return bootstrap_ci(v, seed=ctx.seed) if len(v) >= 2 else (math.nan,) * 3
+
+
 def _series(out, rows, cfg, ctx, design, tau2, kappa, quick):
     out = [o for o in out if f"flat_beta/{design}/{tau2!r}" in o]
     mine = [r for r in rows if r["tau2"] == tau2 and r["design"] == design and not r.get("no_interpolator")]
     flat_b = np.asarray([o[f"flat_beta/{design}/{tau2!r}"] for o in out], float)
-    fb = bootstrap_ci(flat_b[np.isfinite(flat_b)], seed=ctx.seed) if np.isfinite(flat_b).sum() >= 2 else \
-        (math.nan,) * 3
+    fb = _ci(flat_b, ctx)
     # noise-free labels: the flattest interpolator can be f* itself (excess 0 up to rounding): no exponent
     flat_is_target = all(r["flattest_excess"] <= 1e-12 * r["e0"] for r in mine)
     betas = np.asarray([o[f"beta/{design}/{tau2!r}/{kappa:g}"] for o in out], float)
     ok = np.isfinite(betas)
-    est, lo, hi = bootstrap_ci(betas[ok], seed=ctx.seed) if ok.sum() >= 2 else (math.nan,) * 3
+    est, lo, hi = _ci(betas, ctx)
     planned = 2 if quick else PLANNED[(design, tau2, kappa)]
     word = region_verdict(lo, hi, REGIONS, units=int(ok.sum()), planned=planned)
     sd = float(np.std(betas[ok], ddof=1)) if ok.sum() >= 2 else math.nan
@@ -424,17 +430,16 @@ def _tail_slopes(out, design, tau2, value, grid) -> np.ndarray:
 
 def _tail(out, ctx, design, tau2, value, grid) -> dict:
     t = _tail_slopes(out, design, tau2, value, grid)
-    t = t[np.isfinite(t)]
-    est, lo, hi = bootstrap_ci(t, seed=ctx.seed) if len(t) >= 2 else (math.nan,) * 3
+    est, lo, hi = _ci(t, ctx)
     neg = REGIONS.negation[0][0]
-    return {"n": list(grid[-2:]), "beta": est, "ci": [lo, hi], "units": int(len(t)),
+    return {"n": list(grid[-2:]), "beta": est, "ci": [lo, hi], "units": int(np.isfinite(t).sum()),
             "decays": bool(hi < 0), "grows": bool(lo > 0), "in_negation_region": bool(lo >= neg)}
 
 
 def _tail_note(series) -> str:
     """The series whose slope over the last doubling of n lies in the negation region (the whole interval at or above
     −½ + δ: an excess that does not decay at the rate there); a wide interval of a short run names nothing."""
-    flat = [s for s in series if len(s["tail"]["n"]) == 2 and s["tail"].get("in_negation_region")]
+    flat = [s for s in series if s["tail"]["in_negation_region"]]
     if not flat:
         return ""
     return ("; evidence against the rate (SPEC: an excess that does not decay), the slope over the last doubling of n "

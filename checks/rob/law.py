@@ -339,7 +339,7 @@ def level_E(ctx: Context) -> Outcome:
     missing_m = [m for m in PAPER_M if m not in cfg["m"]]
     # what holds the upper end of each bracket wider than SPEC allows (numerics.rob.bracket.Bracket.sources)
     wide = [r for r in rows if r["gap"] - 1 > MAX_BRACKET_GAP]
-    held = {h: sum(r.get("upper_held_by") == h for r in wide) for h in sorted({r.get("upper_held_by") for r in wide})}
+    held = {h: sum(r["upper_held_by"] == h for r in wide) for h in sorted({r["upper_held_by"] for r in wide})}
     details["brackets"] = {"max_relative_gap_by_m": gap_by_m, "spec_max": MAX_BRACKET_GAP, "all_within": within,
                            "paper_m_not_run": missing_m, "wide_upper_ends_held_by": held}
     above = min((r["lower_over_rhs"] for r in use), default=math.nan)

@@ -76,17 +76,10 @@ class Lipschitz:
 
     @property
     def upper_source(self) -> str:
-        """What holds the upper end: "exact"; the branch and bound's source (:data:`numerics.rob.bracket.SOURCES`,
-        or "another route: …" when a prior bracket's upper end was smaller); "cap-overlap graph: clique bounds";
-        "?" when the route records none."""
-        if self.exact:
-            return "exact"
-        src = self.argmax.get("sources") if isinstance(self.argmax, dict) else None
-        if isinstance(src, dict):
-            return src.get("upper end", "?")
-        if isinstance(src, list):
-            return "cap-overlap graph: clique bounds"
-        return "?"
+        """What holds the upper end: "exact"; else ``argmax["sources"]["upper end"]`` as the route recorded it (the
+        branch and bound's :data:`numerics.rob.bracket.SOURCES`, "another route: …" when a prior bracket's upper end
+        was smaller, "cap-overlap graph: clique bounds"); "?" when the route records none."""
+        return "exact" if self.exact else self.argmax.get("sources", {}).get("upper end", "?")
 
     @property
     def gap(self) -> float:
@@ -276,7 +269,8 @@ def _cap_graph(cf, domain, t0, deadline, rel_gap, seed, max_cliques, progress):
     wit = {"point": None if br.witness_point is None else tuple(float(x) for x in br.witness_point),
            "pattern": br.witness_pattern, "kind": "cap clique", "exact_point": br.witness_point}
     return Lipschitz(br.lower, max(br.upper, br.lower), method, False, None, br.cliques, time.perf_counter() - t0,
-                     {"sources": [{"upper": u, "clique": list(A), "delta": src} for u, A, src in br.top]},
+                     {"sources": {"upper end": "cap-overlap graph: clique bounds",
+                                  "cliques": [{"upper": u, "clique": list(A), "delta": src} for u, A, src in br.top]}},
                      wit, br.status, (br.lower, br.upper))
 
 
@@ -442,7 +436,7 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, pri
         if prior.upper < upper:
             upper = prior.upper
             method += f"; upper end from the {prior.method.split(': ', 1)[1]}"
-            sources["upper end"] = "another route: " + prior.method.split(": ", 1)[1].split(" (")[0]
+            sources["upper end"] = "another route: " + prior.upper_source
         if upper <= lower * (1 + rel_gap):
             status = "gap reached"
     return Lipschitz(lower, max(upper, lower), method, False, None, None, time.perf_counter() - t0,
