@@ -53,6 +53,16 @@ smaller, a leaf's 2^k interval gradients, the sphere leaf's δ refinement, its S
 pieces); for every node or pattern that left the search, why (:data:`CLOSURES`); and which of them holds the upper
 end (the open node on top of the heap, a kept bound, a stuck sphere leaf, or the lower end itself when the ends met).
 
+Workers
+-------
+With ``workers`` > 1 the search runs on one process for ``WARMUP`` of its branch-and-bound time, then the open nodes
+are dealt round-robin by bound to forked processes (:mod:`numerics.rob.bracket_team`). Every open node is in exactly
+one part; the workers prune against the largest lower end any of them has witnessed (an exact point, evaluated
+exactly by that worker, and again by the parent before it enters the result); the upper end is the largest of the
+parts' upper ends and of that shared floor, and a part whose worker is lost enters at its largest bound. The sphere's
+stuck leaves stay with the parent. ``sources["workers"]`` gives each worker's status, nodes and lower end. (d = 8,
+m = 64 on S⁷, random: 1.00% in 45 s on two processes; one process needs 87 s.)
+
 Limits
 ------
 The node bound ignores the cell constraints of the free units: geometry enters only through the Farkas
@@ -79,11 +89,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
+from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
+from numerics.rob.bracket_team import Team, can_fork
 
 __all__ = ["Bracket", "BracketNet", "certified_bracket", "SOURCES", "CLOSURES"]
 
@@ -98,6 +110,8 @@ ANNEAL_MIN_RATIO = 4
 # from this depth (× d) on, a child's free units whose hyperplanes provably miss its region are fixed
 # (BracketNet.implied_signs): above it the regions are wide and nearly every hyperplane crosses them
 IMPLIED_FROM_DEPTH = 0.5
+# with workers > 1, the open nodes are dealt to the workers once this share of the branch and bound's time has passed
+WARMUP = 0.1
 
 # the sources of a node's upper bound (Bracket.sources): the first two from BracketNet.node_bound_source
 SRC_PARENT = "parent's bound"
@@ -106,7 +120,8 @@ SRC_DELTA = "sphere leaf: ‖g‖² − δ², |g·x| ≥ δ by an SOCP dual"
 SRC_SDP = "sphere leaf: Shor + RLT on cell ∩ S"
 SRC_PIECES = "sphere leaf: cut into pieces"
 SRC_LOWER = "the lower end (the ends met)"
-SOURCES = (SRC_SHOR, SRC_TRIANGLE, SRC_PARENT, SRC_ENUM, SRC_DELTA, SRC_SDP, SRC_PIECES, SRC_LOWER)
+SRC_LOST = "a lost worker's part, at its largest bound"
+SOURCES = (SRC_SHOR, SRC_TRIANGLE, SRC_PARENT, SRC_ENUM, SRC_DELTA, SRC_SDP, SRC_PIECES, SRC_LOWER, SRC_LOST)
 # why a node or a leaf pattern left the search
 KEPT_TIME = "kept at the time limit (its bound enters the upper end)"
 KEPT_REALISED = "leaf pattern realised at a point (its bound enters the upper end)"
@@ -143,7 +158,8 @@ class Bracket:
 
 
 def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01, time_limit: float = 60.0,
-                      seed: int = 0, data_points=None, progress=None, implied: bool = True) -> Bracket:
+                      seed: int = 0, data_points=None, progress=None, implied: bool = True,
+                      workers: int = 1) -> Bracket:
     t0 = time.perf_counter()
     deadline = t0 + float(time_limit)
     exact = ([list(r) for r in W], list(b), list(a), list(v))
@@ -157,6 +173,10 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     net.all_idx = np.arange(m)
     srch = LowerSearch(net, rng, deadline)
     best = srch.best
+    floor = [0.0]          # the largest lower end any worker has witnessed (workers > 1); pruning uses lo()
+
+    def lo():
+        return max(best["low"], floor[0])
     last = [t0]
     nodes = [0]
 
@@ -221,8 +241,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
 
     def close(val, src, why=None):
         """A node or leaf pattern dropped with bound ``val``: ``closed`` keeps the largest (it enters the upper end)."""
-        if val > best["low"]:
-            shut[why or ("bound within the gap" if val <= best["low"] * (1 + rel_gap) else KEPT_TIME)] += 1
+        if val > lo():
+            shut[why or ("bound within the gap" if val <= lo() * (1 + rel_gap) else KEPT_TIME)] += 1
             if val > closed[0]:
                 closed[0], closed_src[0] = val, src
         else:
@@ -235,7 +255,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     def push(Fi, signs, Ui, cm, cr, pt, V, root=None):
         bd, V, src = net.node_bound_source(cm, cr, Ui, V) if root is None else root
         tally[src] += 1
-        if bd <= best["low"] * (1 + rel_gap):
+        if bd <= lo() * (1 + rel_gap):
             close(bd, src)
             return
         cnt[0] += 1
@@ -251,9 +271,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         while h:
             nV, i, refined, src = heapq.heappop(h)
             V = -nV
-            if V <= best["low"]:
+            if V <= lo():
                 return 0.0, src, None
-            if V <= best["low"] * (1 + rel_gap) or time.perf_counter() > deadline:
+            if V <= lo() * (1 + rel_gap) or time.perf_counter() > deadline:
                 return V, src, None
             if refined:
                 return V, src, KEPT_SPHERE if sphere else KEPT_REALISED
@@ -301,19 +321,19 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 Vd = sqrt_up(round_up(round_up(V * V) - dl * dl * (1 - 8 * U)))
                 if Vd < V2:
                     V2, src2 = Vd, SRC_DELTA
-            if V2 > best["low"] * (1 + rel_gap) and d <= SDP_MAX_D and time.perf_counter() < deadline:
+            if V2 > lo() * (1 + rel_gap) and d <= SDP_MAX_D and time.perf_counter() < deadline:
                 tally[SRC_SDP] += 1
                 V3 = net.sphere_cell_up(idx, sg, x)   # the cell on the sphere, not in the ball
                 if V3 < V2:
                     V2, src2 = V3, SRC_SDP
-            if V2 > best["low"] * (1 + rel_gap) and d <= SPLIT_MAX_D and time.perf_counter() < deadline:
+            if V2 > lo() * (1 + rel_gap) and d <= SPLIT_MAX_D and time.perf_counter() < deadline:
                 # still above the target: the cell is cut into pieces (bracket_sphere), and kept aside to be
                 # cut further while it holds the upper end
                 sl = SphereLeaf(net, idx, sg, V2, x)
                 tally[SRC_PIECES] += 1
                 if d <= SDP_MAX_D:
-                    sl.refine(best["low"] * (1 + rel_gap), best["low"], 2, deadline)
-                if sl.bound > best["low"]:
+                    sl.refine(lo() * (1 + rel_gap), lo(), 2, deadline)
+                if sl.bound > lo():
                     heapq.heappush(stuck, (-sl.bound, len(stuck_all), sl))
                     stuck_all.append(sl)
                 else:
@@ -326,50 +346,63 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
         """Cut the stuck leaf that holds the upper end (a few pieces), then re-file it by its new bound."""
         nb, k, sl = heapq.heappop(stuck)
         before = sl.splits
-        sl.refine(best["low"] * (1 + rel_gap), best["low"], 2 + sl.splits // 2, t_end)
-        if sl.bound > best["low"] and (sl.splits > before or time.perf_counter() >= t_end):
+        sl.refine(lo() * (1 + rel_gap), lo(), 2 + sl.splits // 2, t_end)
+        if sl.bound > lo() and (sl.splits > before or time.perf_counter() >= t_end):
             heapq.heappush(stuck, (-sl.bound, k, sl))
         else:                               # below the lower end, or a piece that cannot be cut: final
             close(sl.bound, SRC_PIECES, KEPT_UNCUT)
 
     push(np.zeros(0, int), np.zeros(0), order, v.copy(), net.v_rad.copy(), None, V0, root=root)
-    status = "exhausted"
-    t_bb, spent = time.perf_counter(), 0.0          # climbs take ≤ 30% of the branch-and-bound phase,
-    share = [0.3]                                     # down to 10% while they do not raise the lower end
-    while heap or stuck and -stuck[0][0] > best["low"] * (1 + rel_gap):
+    t_bb = time.perf_counter()
+    spent, share = [0.0], [0.3]     # climbs take ≤ 30% of the branch-and-bound phase, down to 10% while they do
+    #                                 not raise the lower end
+    team = [None]
+
+    def run(split_at=None):
+        """Best-first search until the ends meet, the open set is empty, or the limits: its status. With
+        ``split_at`` (a time), returns "split" once that time has passed and enough nodes are open to deal."""
+        while heap or stuck and -stuck[0][0] > lo() * (1 + rel_gap):
+            if team[0] is not None:
+                floor[0] = max(floor[0], team[0].share(best["low"]))
+            status = step(split_at)
+            if status is not None:
+                return status
+        return "exhausted" if time.perf_counter() <= deadline else "time limit"
+
+    def step(split_at):
+        """One node of the search: None, or the status that ends it."""
         now = time.perf_counter()
         top = -heap[0][0] if heap else 0.0
         top_stuck = -stuck[0][0] if stuck else 0.0
-        upper_now = max(top, top_stuck, closed[0], best["low"])
+        upper_now = max(top, top_stuck, closed[0], lo())
         tick(upper_now)
-        if upper_now <= best["low"] * (1 + rel_gap):
-            status = "gap reached"
-            break
+        if upper_now <= lo() * (1 + rel_gap):
+            return "gap reached"
         if now > deadline:
-            status = "time limit"
-            break
+            return "time limit"
         if nodes[0] >= 10 ** 7:
-            status = "node limit"
-            break
+            return "node limit"
+        if split_at is not None and now >= split_at and len(heap) >= 4 * workers:
+            return "split"
         if top_stuck >= top:                # a stuck sphere leaf holds the upper end: cut it further
             refine_stuck(deadline)
-            continue
+            return None
         nbd, _, Fi, signs, Ui, cm, cr, pt, V, _src = heapq.heappop(heap)
         bd = -nbd
         nodes[0] += 1
-        if bd <= best["low"]:
+        if bd <= lo():
             shut["bound ≤ lower end"] += 1
-            continue
-        if pt is not None and spent < share[0] * (now - t_bb):
+            return None
+        if pt is not None and spent[0] < share[0] * (now - t_bb):
             low0 = best["low"]
             climb_from(pt, min(2.0, deadline - now))
-            spent += time.perf_counter() - now
+            spent[0] += time.perf_counter() - now
             share[0] = 0.3 if best["low"] > low0 else max(0.1, 0.8 * share[0])
         if len(Ui) <= KE:
             lv = leaf(Fi, signs, Ui, cm, cr)
             if lv is not None:
                 close(*lv)
-                continue
+                return None
         j = int(Ui[0])
         Uc, Vc = Ui[1:], np.delete(V, 1, axis=0)
         Fc = np.append(Fi, j)
@@ -379,7 +412,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             cb, cV, csrc = net.node_bound_source(ccm, ccr, Uc, Vc)
             if bd < cb:                             # the child's gradients are among the parent's
                 cb, csrc = bd, SRC_PARENT
-            if cb <= best["low"] * (1 + rel_gap):   # closed by its bound: no feasibility test needed
+            if cb <= lo() * (1 + rel_gap):   # closed by its bound: no feasibility test needed
                 tally[csrc] += 1
                 close(cb, csrc)
                 continue
@@ -417,23 +450,83 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     fixed_by_implication[0] += len(units)
                     if cb2 < cb:
                         cb, csrc = cb2, src2
-                    if cb <= best["low"] * (1 + rel_gap):
+                    if cb <= lo() * (1 + rel_gap):
                         tally[csrc] += 1
                         close(cb, csrc)
                         continue
             push(Fn, sg, Un, ccm, ccr, ch_pt, None, root=(cb, cV, csrc))
         if sphere and pt is not None and nodes[0] % 16 == 0:
             srch.local_search(pt / np.linalg.norm(pt), iters=2, ndir=2)
-    else:
-        status = "exhausted" if time.perf_counter() <= deadline else "time limit"
-    holders = [(best["low"], SRC_LOWER), (closed[0], closed_src[0])]
-    if heap:
-        holders.append((-heap[0][0], heap[0][-1]))
-    if stuck:
-        holders.append((-stuck[0][0], SRC_PIECES))
-    upper_raw, held_by = max(holders, key=lambda t: t[0])     # ties: the first (the lower end, then closed bounds)
+        return None
+
+    def holders():
+        """(bound, source) of everything that enters this process's upper end; the floor it pruned against too."""
+        h = [(best["low"], SRC_LOWER), (floor[0], SRC_LOWER), (closed[0], closed_src[0])]
+        if heap:
+            h.append((-heap[0][0], heap[0][-1]))
+        if stuck:
+            h.append((-stuck[0][0], SRC_PIECES))
+        return h
+
+    def merge_team(tm, status):
+        """The parent: every child's part into this result. A child's witness raises the lower end only after it is
+        evaluated again here, exactly; a lost child's part enters the upper end at its largest bound."""
+        held, statuses = holders(), [status]
+        crew = [{"worker": 0, "status": status, "nodes": nodes[0] - counts0[2], "lower": best["low"]}]
+        for i, (res, top, msg) in enumerate(tm.collect(deadline), start=1):
+            if res is None:
+                held.append((top, SRC_LOST))
+                statuses.append("time limit")
+                crew.append({"worker": i, "status": "lost", "why": msg, "part's largest bound": top})
+                continue
+            held += [tuple(h) for h in res["holders"]]
+            if res["x"] is not None:
+                srch.offer_exact([fmpq(f.numerator, f.denominator) for f in res["x"]])
+            for k, n in res["tally"].items():
+                tally[k] += n
+            for k, n in res["shut"].items():
+                shut[k] += n
+            nodes[0] += res["nodes"]
+            fixed_by_implication[0] += res["implied"]
+            statuses.append(res["status"])
+            crew.append({"worker": i, "status": res["status"], "nodes": res["nodes"], "lower": res["low"]})
+        for word in ("time limit", "node limit", "gap reached"):
+            if word in statuses:
+                return held, word, crew
+        return held, "exhausted", crew
+
+    workers = max(1, int(workers)) if can_fork() else 1
+    status = run(t_bb + WARMUP * max(deadline - t_bb, 0.0) if workers > 1 else None)
+    held, crew = holders(), []
+    counts0 = (dict(tally), dict(shut), nodes[0], fixed_by_implication[0])
+    if status == "split":
+        team[0] = Team(workers)
+        team[0].fork(heap, stuck)
+        if team[0].role > 0:              # a child: quiet, and its own random stream for the climbs
+            progress = None
+            srch.rng = np.random.default_rng([seed, team[0].role])
+        try:
+            status = run()
+        except BaseException as exc:
+            if team[0].role == 0:
+                team[0].abandon()
+                raise
+            status = exc
+
+        def part_result():
+            if isinstance(status, BaseException):
+                raise status
+            return {"status": status, "holders": holders(), "x": best["x"], "low": best["low"],
+                    "tally": {k: n - counts0[0][k] for k, n in tally.items()},
+                    "shut": {k: n - counts0[1][k] for k, n in shut.items()},
+                    "nodes": nodes[0] - counts0[2], "implied": fixed_by_implication[0] - counts0[3]}
+
+        if team[0].role > 0:              # a child: its part's result to the parent, then the process ends
+            team[0].child_exit(part_result)
+        held, status, crew = merge_team(team[0], status)
+    upper_raw, held_by = max(held, key=lambda t: t[0])     # ties: the first (the lower end, then closed bounds)
     upper = float(np.nextafter(upper_raw, np.inf))
-    if status == "exhausted" and upper > best["low"] * (1 + rel_gap) * (1 + 1e-9):
+    if status in ("exhausted", "gap reached") and upper > best["low"] * (1 + rel_gap) * (1 + 1e-9):
         status = "gap open"     # every node closed, but the ends stay further apart than the target gap
     if best["x"] is None:
         wp, wpat = tuple(Fraction(0) for _ in range(d)), tuple()
@@ -445,4 +538,6 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
     sources = {"upper end": held_by, "upper end value": float(upper_raw),
                "nodes": {k: n for k, n in tally.items() if n},
                "closed": {k: n for k, n in shut.items() if n}}
+    if crew:
+        sources["workers"] = crew
     return Bracket(best["low"], upper, wp, wpat, nodes[0], sec, status, fixed_by_implication[0], sources)

@@ -161,7 +161,7 @@ def _progress_printer(label, every=15.0):
 def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int = 20000, seed: int = 0,
               max_exact_units: int = 200, max_flats: int = 20000, time_limit: float = 60.0,
               rel_gap: float = 0.01, data_points=None, progress=None, parallel_reduction: bool = True,
-              max_cliques: int = 20000) -> Lipschitz:
+              max_cliques: int = 20000, workers: int = 1) -> Lipschitz:
     """The Lipschitz constant of f on ``domain``: exact where the cost model allows, else a certified bracket.
 
     ``net`` is a net tuple, a :class:`Canonical`, or a torch module ``Linear → ReLU/LeakyReLU → Linear``
@@ -171,12 +171,14 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
     ``parallel_reduction=False`` disables the exact reduction of sphere nets whose kink normals are all ±u₀
     (the general routines then run; the single-pole oracle comparison of rob.single_pole uses both).
     ``max_cliques``: the cap-graph bracket on S^{d−1} (d ≥ 4) runs when the overlap graph of the caps has at most
-    this many cliques (0 disables it).
+    this many cliques (0 disables it). ``workers``: processes for the branch and bound (forked after a warm-up,
+    :mod:`numerics.rob.bracket_team`; one where the platform or a daemonic parent cannot fork).
     """
     if hasattr(net, "named_modules"):  # a torch module
         return lipschitz_from_module(net, domain, samples=samples, seed=seed, max_exact_units=max_exact_units,
                                      max_flats=max_flats, time_limit=time_limit, rel_gap=rel_gap,
-                                     data_points=data_points, progress=progress, max_cliques=max_cliques)
+                                     data_points=data_points, progress=progress, max_cliques=max_cliques,
+                                     workers=workers)
     check_domain(domain)
     t0 = time.perf_counter()
     cf = net if isinstance(net, Canonical) else canonicalize(net, domain, activation=activation)
@@ -249,7 +251,7 @@ def lipschitz(net, domain, *, activation: PiecewiseLinear = RELU, samples: int =
         prior = _cap_graph(cf, domain, t0, deadline, rel_gap, seed, max_cliques, progress)
         if prior is not None and prior.status == "gap reached":
             return prior
-    return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, prior)
+    return _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, prior, workers)
 
 
 def _cap_graph(cf, domain, t0, deadline, rel_gap, seed, max_cliques, progress):
@@ -403,7 +405,7 @@ def _warn_near_coincident(cf, tol: float = 1e-9):
                       "of the exactly coincident configuration", KinkCoincidenceWarning, stacklevel=3)
 
 
-def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, prior=None) -> Lipschitz:
+def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, prior=None, workers=1) -> Lipschitz:
     """The branch and bound of :mod:`numerics.rob.bracket`; ``prior``, a certified bracket of the same constant
     from another route, is intersected with it (the larger lower end, the smaller upper end)."""
     from numerics.rob.bracket import certified_bracket
@@ -422,7 +424,7 @@ def _bracket(cf, domain, t0, deadline, rel_gap, seed, data_points, progress, pri
             progress(nodes, -1)
     br = certified_bracket(W, list(cf.bq), list(cf.aq), list(cf.vq), sphere=isinstance(domain, Sphere),
                            R=domain.radius if isinstance(domain, Ball) else 1.0, rel_gap=rel_gap,
-                           time_limit=remaining, seed=seed, data_points=data_points, progress=cb)
+                           time_limit=remaining, seed=seed, data_points=data_points, progress=cb, workers=workers)
     method = (f"certified bracket: branch and bound over activation patterns ({br.nodes} nodes, "
               f"{br.status}); lower end attained at a genuine point, upper end proved")
     sources = dict(br.sources)
