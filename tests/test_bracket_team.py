@@ -164,3 +164,47 @@ def test_a_failing_parent_stops_its_children_and_raises(monkeypatch):
     for pid in pids:                       # killed and reaped: no such process any more
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def _concurrent_net():
+    """Sixteen hyperplanes meant to pass through p ∈ B_1 ⊂ R⁴ (b = −Wp in float64: they miss p by ~1e-17)."""
+    rng = np.random.default_rng([26, 4, 16])
+    W = rng.standard_normal((16, 4)) / 2.0
+    a = rng.standard_normal(16) / 3.0
+    v = 0.01 * rng.standard_normal(4)
+    p = np.random.default_rng(26).standard_normal(4)
+    p *= 0.3 / np.linalg.norm(p)
+    return W, -W @ p, a, v
+
+
+def _tangent_net():
+    """B_1 ⊂ R⁶ with three tangent hyperplanes (|b| = ‖w‖), an opposite and a repeated one (exact rationals)."""
+    from fractions import Fraction as F
+    W = [[1, 2, 2, 0, 0, 0], [0, 0, 0, 2, 3, 6], [1, 0, 0, 0, 0, 0], [0, 1, -1, 1, 0, 0], [3, 0, 4, 0, 0, 0],
+         [0, 0, 1, 1, 1, 1]]
+    b = [3, -7, F(1, 2), F(1, 3), 5, F(-1, 4)]
+    W += [[-x for x in W[2]], [2 * x for x in W[3]]]
+    b += [-b[2], 2 * b[3]]
+    a = [1, -2, 1, F(3, 2), -1, 2, 1, -1]
+    return ([[F(x) for x in w] for w in W], [F(x) for x in b], [F(x) for x in a], [F(0)] * 6)
+
+
+@pytest.mark.parametrize("make", [_concurrent_net, _tangent_net], ids=["concurrent", "tangent"])
+def test_two_workers_on_degenerate_arrangements(monkeypatch, make):
+    """The falsifier's degenerate families, on two workers dealt from the first nodes, at rel_gap 0: the bracket
+    still holds the constant decided exactly (the exact routine of B_R)."""
+    from fractions import Fraction as F
+
+    from numerics.rob import exact as E
+
+    monkeypatch.setattr(KB, "WARMUP", 0.0)
+    monkeypatch.setattr(KB, "DEAL_MIN", 1)          # small trees: deal as soon as two nodes are open
+    W, b, a, v = make()
+    Wq = [[F(x) for x in r] for r in W]
+    bq, aq, vq = ([F(x) for x in t] for t in (b, a, v))
+    ref = K.lipschitz((Wq, bq, aq, vq, F(0)), K.Ball(len(vq), 1))
+    assert ref.exact
+    br = certified_bracket(W, b, a, v, sphere=False, rel_gap=0.0, time_limit=30, workers=2)
+    assert E.QNum(F(br.lower) ** 2).cmp(ref.value2) <= 0 <= E.QNum(F(br.upper) ** 2).cmp(ref.value2)
+    assert br.status in ("gap reached", "exhausted")
+    assert len(br.sources["workers"]) == 2

@@ -187,8 +187,10 @@ def _bracket_at_rel_gap_0(W, b, a, v) -> dict:
 
 def _concurrent_bracket() -> dict:
     """Hyperplanes meant to pass through one point, as float64 rounds them: (i) nine through p ∈ B_1 ⊂ R⁴, b = −Wp,
-    missing p by ~1e-17 and bounding cells there of that size; (ii) x > 0, y > 0, x + y < 2⁻⁷⁰ in R², a triangle of
-    size ~1e-21 where the maximum ‖g‖ = 2√2 lives, beside a line 1e-13 away that makes the first zoom too coarse.
+    missing p by ~1e-17 and bounding cells there of that size, and sixteen, where nearly parallel rows make the best
+    tiny cell longer than the residuals' scale κ (the zoom's unit box is infeasible: it widens); (ii) x > 0, y > 0,
+    x + y < 2⁻⁷⁰ in R², a triangle of size ~1e-21 where the maximum ‖g‖ = 2√2 lives, beside a line 1e-13 away that
+    makes the first zoom too coarse.
     Each bracket (rel_gap = 0) against the exact B_R routine, its lower end re-proved from its witness."""
     rng = np.random.default_rng([26, 4, 9])
     W = rng.standard_normal((9, 4)) / 2.0
@@ -198,11 +200,17 @@ def _concurrent_bracket() -> dict:
     p = np.random.default_rng(26).standard_normal(4)
     p *= 0.3 / np.linalg.norm(p)
     nine = _bracket_at_rel_gap_0(W, -W @ p, a, v)
+    rng = np.random.default_rng([26, 4, 16])    # (iii) sixteen: a tiny cell longer than the residuals' scale
+    W16 = rng.standard_normal((16, 4)) / 2.0
+    a16 = rng.standard_normal(16) / 3.0
+    v16 = 0.01 * rng.standard_normal(4)
+    sixteen = _bracket_at_rel_gap_0(W16, -W16 @ p, a16, v16)
     tri = _bracket_at_rel_gap_0(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0], [1.0, -1.0]]),
                                 np.array([0.0, 0.0, 2.0 ** -70, 1e-13]), np.array([1.0, 1.0, -1.0, 0.01]), np.zeros(2))
-    return {"case": "B_1: hyperplanes through one point ~1e-17 apart (R⁴) and a 1e-21 triangle holding the maximum "
-                    "(R²) (brackets, rel_gap 0)", "concurrent": nine, "triangle": tri,
-            "ok": bool(nine["ok"] and tri["ok"])}
+    return {"case": "B_1: hyperplanes through one point ~1e-17 apart (R⁴: nine, and sixteen whose best cell is longer "
+                    "than the zoom's first box) and a 1e-21 triangle holding the maximum (R²) (brackets, rel_gap 0)",
+            "concurrent": nine, "concurrent_16": sixteen, "triangle": tri,
+            "ok": bool(nine["ok"] and sixteen["ok"] and tri["ok"])}
 
 
 def _tangent_caps() -> dict:

@@ -112,6 +112,7 @@ ANNEAL_MIN_RATIO = 4
 IMPLIED_FROM_DEPTH = 0.5
 # with workers > 1, the open nodes are dealt to the workers once this share of the branch and bound's time has passed
 WARMUP = 0.1
+DEAL_MIN = 4         # … and once at least this many open nodes per worker are there to deal
 
 # the sources of a node's upper bound (Bracket.sources): the first two from BracketNet.node_bound_source
 SRC_PARENT = "parent's bound"
@@ -306,7 +307,17 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 if t <= 0:
                     return V, src, KEPT_UNDECIDED
             if not sphere:
-                srch.offer_in(x, t)
+                # realised only when a point of this very cell is found, exactly: else the exact zoom, else undecided
+                want = np.zeros(m, bool)
+                want[idx] = sg > 0
+                want = tuple(bool(w) for w in want)
+                if not srch.realise_in(x, t, want):
+                    zm = net.zoom(idx, sg, x)
+                    if zm is not None and zm[0] == "empty":
+                        shut["region empty: exact zoom"] += 1
+                        continue
+                    if zm is None or not srch.offer_exact(zm[1], pattern=want):
+                        return V, src, KEPT_UNDECIDED
                 heapq.heappush(h, (nV, i, True, src))
                 continue
             srch.realise_on_sphere(idx, sg, Gm[i], x, t)
@@ -382,7 +393,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             return "time limit"
         if nodes[0] >= 10 ** 7:
             return "node limit"
-        if split_at is not None and now >= split_at and len(heap) >= 4 * workers:
+        if split_at is not None and now >= split_at and len(heap) >= DEAL_MIN * workers:
             return "split"
         if top_stuck >= top:                # a stuck sphere leaf holds the upper end: cut it further
             refine_stuck(deadline)

@@ -26,6 +26,9 @@ from numerics.rob.bracket_sdp import sphere_cell_bound
 
 __all__ = ["BracketNet", "SRC_SHOR", "SRC_TRIANGLE"]
 
+# the zoom's wider boxes (in units of κ) when the unit box is infeasible and no certificate is found
+WIDER_BOXES = (2.0 ** 4, 2.0 ** 8, 2.0 ** 12, 2.0 ** 16, 2.0 ** 20)
+
 # where a node's upper bound comes from (reported per node by numerics.rob.bracket.Bracket.sources)
 SRC_SHOR = "zonotope: Shor dual"
 SRC_TRIANGLE = "zonotope: triangle"
@@ -390,7 +393,9 @@ class BracketNet:
         of two ≥ max |r_j| over them, the LP max t s.t. s_j(r_j/κ + W_j·ζ) ≥ t‖W_j‖, ‖ζ‖_∞ ≤ 1 is well scaled:
         t* > 0 gives the candidate x = p + κζ (returned as exact rationals, to be checked exactly by the caller);
         t* ≈ 0 sends the near rows to the exact certificate test; 0 < t* ≤ 1e-7 (a cell far smaller than κ) zooms
-        again at x with the rows tight there (at most four rounds). Returns ("point", xq), ("empty", None) or None."""
+        again at x with the rows tight there (at most four rounds); t* ≤ 0 without a certificate widens the box
+        (``WIDER_BOXES``: the cell may be tiny yet longer than κ, between nearly parallel rows). Returns ("point", xq),
+        ("empty", None) or None."""
         from scipy.optimize import linprog
 
         if self.sphere or not self.hyper_exact or x is None:
@@ -441,6 +446,13 @@ class BracketNet:
                     self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn)):
                 return "empty", None
             if not t > 0:
+                # no certificate: the box ‖ζ‖∞ ≤ 1 may be what is infeasible (nearly parallel rows make a tiny cell
+                # much longer than κ): wider boxes, whose point the caller checks exactly
+                for beta in WIDER_BOXES:
+                    res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
+                                  bounds=[(-beta, beta)] * self.d + [(None, 1.0)], method="highs")
+                    if res.status == 0 and -res.fun > 1e-7:
+                        return "point", [pq[k] + kq * _q(res.x[k]) for k in range(self.d)]
                 return None
             pq = xz                                    # 0 < t* ≤ 1e-7: the LP's rows tight at xz are the new core
             thr = 1e-4 * kappa * nw

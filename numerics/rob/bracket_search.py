@@ -78,6 +78,16 @@ class LowerSearch:
                     self.net.fvalue(x[None] * (1 - e))[0][0] <= self.best["low"]:
                 return
 
+    def realise_in(self, x, t, pattern) -> bool:
+        """Ball: True if x, shrunk towards 0 by less than its margin t, is a genuine point of the cell ``pattern``
+        (one bool per unit), decided exactly (the lower end rises if its value is larger). A solver's point whose
+        margin is at its tolerance may lie in a neighbouring cell: then False, and nothing is claimed."""
+        R = self.R
+        for e in (0.25 * min(t / R, 1e-6), 0.25 * min(t / R, 1e-3)):
+            if self.offer_exact(self.net.rational_point(x * (1 - e)), pattern=pattern):
+                return True
+        return False
+
     # ---------- exact 1-D maximisation along lines / great circles ----------
     def line_best(self, x, r):
         net, R = self.net, self.R
