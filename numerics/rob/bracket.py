@@ -92,6 +92,7 @@ import numpy as np
 from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
+from numerics.rob.bracket_needle import cap_points, needle_empty, needle_point
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -288,19 +289,26 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 return V, src, KEPT_UNDECIDED
             t, x, y = res
             if t <= 1e-9:
-                if net.farkas(idx, sg, y):
+                if net.farkas(idx, sg, y) or needle_empty(net, idx, sg):
                     shut["region empty: Farkas certificate"] += 1
                     continue
                 zm = net.zoom(idx, sg, x)
                 if zm is not None and zm[0] == "empty":
                     shut["region empty: exact zoom"] += 1
                     continue
-                if zm is not None:
-                    want = np.zeros(m, bool)
-                    want[idx] = sg > 0              # the leaf's pattern, in the units' own order
-                    if srch.offer_exact(zm[1], pattern=tuple(bool(w) for w in want)):
-                        heapq.heappush(h, (nV, i, True, src))
-                        continue
+                want = np.zeros(m, bool)
+                want[idx] = sg > 0                  # the leaf's pattern, in the units' own order
+                want = tuple(bool(w) for w in want)
+                if zm is not None and srch.offer_exact(zm[1], pattern=want):
+                    heapq.heappush(h, (nV, i, True, src))
+                    continue
+                if not sphere and srch.offer_exact_opt(needle_point(net, idx, sg), pattern=want):
+                    heapq.heappush(h, (nV, i, True, src))     # the needle of two nearly coincident rows
+                    continue
+                caps = [srch.offer_exact(xc, pattern=want) for xc in cap_points(net, idx, sg)]
+                if any(caps) and not sphere:                  # a cap of depth ~2⁻⁴⁰ at the ball's edge
+                    heapq.heappush(h, (nV, i, True, src))
+                    continue
                 if sphere and net.inside_ball(idx, sg):
                     shut["cell strictly inside the ball (sphere)"] += 1
                     continue                 # realised only strictly inside the ball: never on the sphere
@@ -316,7 +324,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                     if zm is not None and zm[0] == "empty":
                         shut["region empty: exact zoom"] += 1
                         continue
-                    if zm is None or not srch.offer_exact(zm[1], pattern=want):
+                    if (zm is None or not srch.offer_exact(zm[1], pattern=want)) and \
+                            not srch.offer_exact_opt(needle_point(net, idx, sg), pattern=want):
                         return V, src, KEPT_UNDECIDED
                 heapq.heappush(h, (nV, i, True, src))
                 continue
@@ -435,7 +444,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 res = net.socp(idx, sg)
                 if res is not None:
                     t, x, y = res
-                    if t <= 1e-9 and net.farkas(idx, sg, y):
+                    if t <= 1e-9 and (net.farkas(idx, sg, y) or needle_empty(net, idx, sg)):
                         shut["region empty: Farkas certificate"] += 1
                         continue
                     if t <= 1e-9 and sphere and net.inside_ball(idx, sg):

@@ -185,10 +185,11 @@ class BracketNet:
         return S.astype(bool), ub, Gm, Gr
 
     # ---------- SOCP ----------
-    def socp(self, idx, sg, eq=None, obj=None, tfix=None, cuts=()):
+    def socp(self, idx, sg, eq=None, obj=None, tfix=None, cuts=(), extra=None):
         """max t s.t. s_j(W_j x + b_j) ≥ t‖W_j‖ (j ∈ idx), ‖x‖ ≤ R, t ≤ 1 (tfix: t fixed, maximise obj·x);
-        ``cuts``: vectors u adding u·x ≥ t‖u‖ (after the sign rows). Returns (t, x, y) with y the duals of the
-        sign rows (and of the cuts)."""
+        ``cuts``: vectors u adding u·x ≥ t‖u‖ (after the sign rows); ``extra``: rows (E, e) adding E_k·x + e_k ≥
+        t‖E_k‖; ``eq``: a vector w (w·x = 0) or a pair (w, β) (w·x + β = 0). Returns (t, x, y) with y the duals of
+        the sign rows (and of the cuts and extra rows)."""
         d = self.d
         idx = np.asarray(idx, int)
         W, b, nw = self.W[idx], self.b[idx], self.nW[idx]
@@ -196,13 +197,18 @@ class BracketNet:
             U_ = np.asarray(cuts, float).reshape(-1, d)
             W, b, nw = np.vstack([W, U_]), np.r_[b, np.zeros(len(U_))], np.r_[nw, np.linalg.norm(U_, axis=1)]
             sg = np.r_[sg, np.ones(len(U_))]
+        if extra is not None:
+            E_, e_ = np.asarray(extra[0], float).reshape(-1, d), np.asarray(extra[1], float).ravel()
+            W, b, nw = np.vstack([W, E_]), np.r_[b, e_], np.r_[nw, np.linalg.norm(E_, axis=1)]
+            sg = np.r_[sg, np.ones(len(e_))]
         n = len(b)
         rows = [np.hstack([-sg[:, None] * W, (nw if tfix is None else 0 * nw)[:, None]])]
         rhs = [sg * b - (0 if tfix is None else tfix * nw)]
         cones = []
         if eq is not None:
-            rows.insert(0, np.hstack([eq, 0.0])[None])
-            rhs.insert(0, np.zeros(1))
+            w_eq, beta = eq if isinstance(eq, tuple) else (eq, 0.0)
+            rows.insert(0, np.hstack([w_eq, 0.0])[None])
+            rhs.insert(0, np.array([-float(beta)]))
             cones.append(clarabel.ZeroConeT(1))
         rows.append(np.hstack([np.zeros(d), 1.0])[None])
         rhs.append(np.ones(1))

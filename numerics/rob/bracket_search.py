@@ -70,6 +70,10 @@ class LowerSearch:
         self._take(xq, r)
         return True
 
+    def offer_exact_opt(self, xq, pattern=None):
+        """:meth:`offer_exact` of a proposed point that may be None (then False)."""
+        return xq is not None and self.offer_exact(xq, pattern=pattern)
+
     def offer_in(self, x, t):
         """Ball: a point of margin t, shrunk towards 0 by less than its margin."""
         R = self.R

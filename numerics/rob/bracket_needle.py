@@ -1,0 +1,146 @@
+r"""The needle between two nearly coincident hyperplanes: its emptiness (ball and sphere) and a point of it (ball),
+in exact rationals.
+
+Two float rows i, j that are equal up to rounding after scaling (W_j ≈ λW_i, b_j ≈ λb_i, as a net with cancelling
+units of ±10⁶ has them) bound, with opposite sides, a cell that no float solver sees: with λ = W_jk/W_ik exactly
+(k the largest coordinate of W_i), D = W_j − λW_i and c = b_j − λb_i are exact and tiny, and
+
+    s_i u > 0,  s_j(λu + D·x + c) > 0,   u = W_i·x + b_i.
+
+When s_i s_j λ < 0 (the two sides face each other) the cell is the needle 0 < s_i u < s_j(D·x + c)/|λ|: it exists
+exactly where s_j(D·x + c) > 0. D and c are exact rationals and their floats carry full
+relative precision however small they are, so the float LP
+
+    max t  s.t.  s_l(W_l·x + b_l) ≥ t‖W_l‖ (the other rows),  s_j(D·x + c)/‖D‖ ≥ t,  W_i·x + b_i = 0,  ‖x‖ ≤ R
+
+(an SOCP) is well scaled. From its point x̂ (exact binary rationals; pulled in by less than its margin when it
+sits on the sphere) the needle's point is x = x̂ + ((u* − W_i·x̂ − b_i)/‖W_i‖²) W_i with u* half way across the
+needle, computed exactly; the caller checks it exactly (:meth:`BracketNet.exact` and the pattern), so nothing here is
+trusted. Used when the SOCP margin is ~0, no Farkas certificate exists and the zoom
+finds no point. On the sphere only the emptiness is decided here: a point of the needle on S (a band ~1e-17 wide
+around a small circle) is not constructed, so such a sphere bracket can stay open (see the README's limits).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from flint import fmpq
+
+__all__ = ["needle_point", "needle_empty", "cap_points"]
+
+COS_NEAR = 1e-12      # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
+OFF_NEAR = 1e-9
+
+
+def _f(q) -> float:
+    return float(Fraction(int(q.p), int(q.q)))
+
+
+def _q(x: float) -> fmpq:
+    f = Fraction(float(x))
+    return fmpq(f.numerator, f.denominator)
+
+
+def _facing_pairs(net, idx, sg):
+    """(p, q, i, j, λ, D, c): the pairs of nearly coincident rows of the cell whose sides face each other, with the
+    exact λ = W_jk/W_ik, D = W_j − λW_i, c = b_j − λb_i."""
+    idx = np.asarray(idx, int)
+    W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
+    U = W / np.maximum(nw, 1e-300)[:, None]
+    off = b / np.maximum(nw, 1e-300)
+    G = U @ U.T
+    for p in range(len(idx)):
+        for q in range(p + 1, len(idx)):
+            if abs(abs(G[p, q]) - 1.0) > COS_NEAR or abs(off[p] - np.sign(G[p, q]) * off[q]) > OFF_NEAR:
+                continue
+            i, j = int(idx[p]), int(idx[q])
+            k = int(np.argmax(np.abs(net.W[i])))
+            lam = net.Wq[j, k] / net.Wq[i, k]
+            if not (sg[p] * sg[q] * _f(lam) < 0):
+                continue                               # the sides do not face each other: not a needle
+            Dq = [net.Wq[j, col] - lam * net.Wq[i, col] for col in range(net.d)]
+            yield p, q, i, j, lam, Dq, net.bq[j] - lam * net.bq[i]
+
+
+def needle_empty(net, idx, sg) -> bool:
+    """True when the pair alone proves the cell empty in the closed ball (so on the sphere too), exactly: with
+    y_i = |λ|, y_j = 1, Σ y s W = s_j D and Σ y s b = s_j c, so s_j c ≤ 0 and c² ≥ R²‖D‖² leave no point of the
+    ball where s_j(D·x + c) > 0, which the needle needs (the Farkas test of :meth:`BracketNet.farkas_exact` with
+    the exact λ; a snapped float y misses it by far more than the needle's width)."""
+    if not net.hyper_exact:
+        return False
+    R2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
+    for _, q, _, _, _, Dq, cq in _facing_pairs(net, idx, sg):
+        T = cq if sg[q] > 0 else -cq
+        if T <= 0 and T * T >= R2 * sum((t * t for t in Dq), fmpq(0)):
+            return True
+    return False
+
+
+def needle_point(net, idx, sg):
+    """An exact rational point (list of fmpq) proposed for the cell (signs sg on idx) when it is the needle of one
+    pair of nearly coincident rows facing each other, else None."""
+    if net.sphere or not net.hyper_exact:
+        return None
+    idx = np.asarray(idx, int)
+    d = net.d
+    W, b = net.W[idx], net.b[idx]
+    for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
+        D, c = np.array([_f(t) for t in Dq]), _f(cq)
+        nD = float(np.linalg.norm(D))
+        if nD == 0.0:
+            continue                                    # exactly parallel: no needle (a Farkas certificate decides)
+        # the needle opens where s_j(D·x + c) > 0: on u = 0 in the ball, with the other rows, scaled by ‖D‖
+        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
+        res = net.socp(idx[others], sg[others], eq=(W[p], b[p]), extra=(sg[q] * D[None] / nD, [sg[q] * c / nD]))
+        if res is None or not res[0] > 0:
+            continue
+        t = float(res[0])
+        for shrink in (0.0, 0.25 * min(t / net.R, 1e-3)):     # the SOCP's point may sit on the sphere: pulled in
+            xq = [_q(z) for z in res[1] * (1.0 - shrink)]
+            e = sum((Dq[col] * xq[col] for col in range(d)), fmpq(0)) + cq
+            if not (e > 0 if sg[q] > 0 else e < 0):
+                continue                                # (decided exactly) the needle is closed at this point
+            # u* half way: s_i u ∈ (0, s_j e / |λ|) when s_i s_j λ < 0; u* = s_i s_j e / (2|λ|)
+            lam_abs = lam if lam > 0 else -lam
+            ustar = e / (2 * lam_abs) * int(sg[p] * sg[q])
+            ui = sum((net.Wq[i, col] * xq[col] for col in range(d)), fmpq(0)) + net.bq[i]
+            n2 = sum((net.Wq[i, col] ** 2 for col in range(d)), fmpq(0))
+            step = (ustar - ui) / n2
+            x = [xq[col] + step * net.Wq[i, col] for col in range(d)]
+            if net.exact(x) is not None:
+                return x
+    return None
+
+
+def cap_points(net, idx, sg):
+    """Exact rational points proposed for a cell cut off by a hyperplane that nearly touches the domain's boundary
+    (a cap of depth ~2⁻⁴⁰, where the SOCP's margin is below its tolerance): for each such row j of the cell, on its
+    side, the point half way between the hyperplane and the boundary along s_jW_j (ball: x = τ s_jW_j with rational τ
+    strictly between the hyperplane's and the sphere's; sphere: the exact rational point of S nearest the float
+    direction s_jW_j/‖W_j‖). Only candidates: the caller checks each exactly, with its pattern."""
+    out = []
+    R = net.R
+    for r, j in enumerate(np.asarray(idx, int)):
+        s = 1 if sg[r] > 0 else -1
+        nw = float(net.nW[j])
+        if not (nw > 0 and -s * float(net.b[j]) >= (1 - 1e-6) * R * nw):
+            continue                                      # not a cap near the boundary on this row's side
+        w = [s * net.Wq[int(j), col] for col in range(net.d)]
+        if net.sphere:
+            out.append(net.rational_point(np.array([_f(t) for t in w]) / nw))
+            continue
+        n2 = sum((t * t for t in w), fmpq(0))
+        lo = -s * net.bq[int(j)] / n2                     # τ at the hyperplane
+        hi = _q(R / nw)
+        Rq2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
+        for _ in range(8):                                # a rational τ_hi with τ_hi²‖w‖² < R², below R/‖w‖
+            if hi * hi * n2 < Rq2:
+                break
+            hi = _q(float(np.nextafter(_f(hi), 0.0)) * (1 - 1e-15))
+        if not (hi > lo and hi * hi * n2 < Rq2):
+            continue
+        tau = (lo + hi) / 2
+        out.append([tau * t for t in w])
+    return out
