@@ -4,8 +4,8 @@ more than float precision when the gap is closable (the needle of ±10⁶ units 
 sixteen hyperplanes through one point used to; see tests/test_bracket_needle.py and suite.controls).
 
 Known and left open (the README's limits): on the sphere (``python -m checks.rob.bracket_hunt --d 3 --sphere``) the
-needle's point is not constructed, and cells pinched at a point of S (hyperplanes through it, great circles, axis-aligned
-tangencies) can leave the bracket "gap open" by 24–310% at rel_gap 0."""
+needle's point is not constructed, and cells pinched at a point of S (hyperplanes through it, great circles,
+axis-aligned tangencies) can leave the bracket "gap open" by 24–310% at rel_gap 0."""
 
 from __future__ import annotations
 

@@ -79,3 +79,32 @@ def test_without_the_needle_the_bracket_stays_open(monkeypatch):
     monkeypatch.setattr(KB, "needle_empty", lambda *a: False)
     br = certified_bracket(W, B, A, V, sphere=False, rel_gap=0.0, time_limit=20)
     assert br.status == "gap open" and br.gap > 1.0
+
+
+def _through_point_net():
+    """S²: two planes through p = (13, −4, 16)/21 ∈ S², the plane tangent to S² at p (the falsifier's through_point
+    draw, in exact rationals), and two more planes."""
+    from fractions import Fraction as F
+    W = [[0, -1, 0], [0, 0, 1], [0, F(5, 3), 0], [F(65, 84), F(-5, 21), F(20, 21)], [0, 2, 0]]
+    b = [F(-4, 21), F(-16, 21), F(8, 7), F(-5, 4), -2]
+    a = [-3, F(-9, 4), F(-1, 2), 3, -3]
+    v = [F(-1, 4), F(-1, 2), 0]
+    return ([[F(x) for x in r] for r in W], [F(x) for x in b], [F(x) for x in a], [F(x) for x in v])
+
+
+def test_a_cell_pinched_at_a_point_of_the_sphere_is_proved_empty():
+    """The cell on the tangent plane's outer side touches the closed ball only at p: its ball bound (4.08) held the
+    upper end 79% above the exact S² constant until y ≥ 0 with Σ y s W = p exactly proved the open cell misses S."""
+    W_, b_, a_, v_ = _through_point_net()
+    ref = K.lipschitz((W_, b_, a_, v_, 0), K.Sphere(3))
+    assert ref.exact
+    br = certified_bracket(W_, b_, a_, v_, sphere=True, rel_gap=0.0, time_limit=20)
+    assert br.lower <= ref.upper and br.upper >= ref.lower
+    assert br.gap < 1e-6
+
+
+def test_without_the_pinch_certificate_the_sphere_bracket_stays_open(monkeypatch):
+    monkeypatch.setattr(KB, "pinched_empty", lambda *a: False)
+    W_, b_, a_, v_ = _through_point_net()
+    br = certified_bracket(W_, b_, a_, v_, sphere=True, rel_gap=0.0, time_limit=20)
+    assert br.gap > 0.5

@@ -92,7 +92,7 @@ import numpy as np
 from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
-from numerics.rob.bracket_needle import cap_points, needle_empty, needle_point
+from numerics.rob.bracket_needle import cap_points, needle_empty, needle_point, pinched_empty
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -289,7 +289,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 return V, src, KEPT_UNDECIDED
             t, x, y = res
             if t <= 1e-9:
-                if net.farkas(idx, sg, y) or needle_empty(net, idx, sg):
+                if net.farkas(idx, sg, y) or needle_empty(net, idx, sg) or \
+                        sphere and pinched_empty(net, idx, sg, x):
                     shut["region empty: Farkas certificate"] += 1
                     continue
                 zm = net.zoom(idx, sg, x)

@@ -25,9 +25,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import fmpq
+from flint import fmpq, fmpq_mat
 
-__all__ = ["needle_point", "needle_empty", "cap_points"]
+__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty"]
 
 COS_NEAR = 1e-12      # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
 OFF_NEAR = 1e-9
@@ -144,3 +144,55 @@ def cap_points(net, idx, sg):
         tau = (lo + hi) / 2
         out.append([tau * t for t in w])
     return out
+
+
+def pinched_empty(net, idx, sg, x) -> bool:
+    """True when the closed cell meets the closed ball only at one point p of the sphere, proved exactly, so that the
+    open cell misses S (the sphere's cells pinched at a point that several hyperplanes pass through): p is the exact
+    common point of the rows tight at the solver's point x, ‖p‖ = R exactly, and y ≥ 0 on those rows with
+    Σ y_j s_j W_j = p exactly; then Σ y_j s_j(W_j·x + b_j) = p·x − R² ≤ 0 on the closed ball, while it is > 0 on the
+    open cell (the Farkas test of the ball with T = −R², ‖N‖ = R: the equality case a snapped multiplier misses)."""
+    from scipy.optimize import linprog
+
+    if x is None:
+        return False
+    idx = np.asarray(idx, int)
+    d = net.d
+    W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
+    res_n = np.abs(W @ x + b) / (nw + np.abs(b))
+    near = [int(t) for t in np.argsort(res_n, kind="stable") if res_n[t] <= 1e-3]   # a guess, decided exactly below
+    if len(near) < d:
+        return False
+    # p: the exact common point of the d rows nearest to x (unique, on the sphere), then every row through it
+    first = [int(idx[t]) for t in near[:d]]
+    M = fmpq_mat(d, d + 1, [v for j in first for v in ([net.Wq[j, c] for c in range(d)] + [-net.bq[j]])])
+    Rr, rank = M.rref()
+    if rank != d or any(Rr[r, r] != 1 for r in range(d)):
+        return False
+    p = [Rr[r, d] for r in range(d)]
+    R2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
+    if sum((t * t for t in p), fmpq(0)) != R2:
+        return False
+    tight = np.array([t for t in near
+                      if sum((net.Wq[int(idx[t]), c] * p[c] for c in range(d)), fmpq(0)) + net.bq[int(idx[t])] == 0])
+    rows = [int(idx[t]) for t in tight]
+    # y ≥ 0 with Σ y s W = p: a basic solution from HiGHS, then exactly on its support
+    ssub = np.asarray(sg, float)[tight]
+    A = (ssub[:, None] * W[tight]).T
+    pf = np.array([_f(t) for t in p])
+    res = linprog(np.ones(len(rows)), A_eq=A, b_eq=pf, bounds=(0, None), method="highs-ds")
+    if res.status != 0:
+        return False
+    sup = [k for k in range(len(rows)) if res.x[k] > 1e-12 * max(1.0, float(np.max(res.x)))]
+    if not sup or len(sup) > d:
+        return False
+    S = fmpq_mat(d, len(sup), [int(ssub[k]) * net.Wq[rows[k], c] for c in range(d) for k in sup])
+    P = fmpq_mat(d, 1, p)
+    try:
+        St = S.transpose()
+        y = (St * S).solve(St * P)
+    except ZeroDivisionError:
+        return False
+    if any(y[k, 0] < 0 for k in range(len(sup))) or S * y != P:
+        return False
+    return any(y[k, 0] > 0 for k in range(len(sup)))
