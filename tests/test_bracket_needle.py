@@ -108,3 +108,27 @@ def test_without_the_pinch_certificate_the_sphere_bracket_stays_open(monkeypatch
     W_, b_, a_, v_ = _through_point_net()
     br = certified_bracket(W_, b_, a_, v_, sphere=True, rel_gap=0.0, time_limit=20)
     assert br.gap > 0.5
+
+
+# the falsifier's tangent draw in d = 6 (checks.rob.strategies.tangent), read as floats: planes meant to touch the
+# sphere, which float64 leaves cutting caps ~1e-17 deep; the constant lives in one of them
+TW = [[0.009338975631110462, 0.0011673719538888077, 0.01494236100977674, 0.09066102436888954, 0.02801692689333139,
+       0.026149131767109295], [0.0, 0.37209302325581395, 0.21262458471760798, 0.0, 0.0, -0.0033222591362126247],
+      [0.14766391078638724, 0.09844260719092482, -0.07075562391847721, 0.09844260719092482, 0.024610651797731205,
+       -0.4507786964045376], [1.75, -1.0, -0.5, 0.0, 0.0, 0.0]]
+TB, TA, TV = [-0.1, -0.42857142857142855, -0.5, -3.0], [2.5, -0.25, 2.0, -0.5], [0.0, 2.0, 0.0, 0.0, 0.8, 0.0]
+
+
+def test_a_float_rounded_tangency_cap_is_realised_exactly():
+    """The best cell is a cap far thinner than a float's resolution: its point τ·s·w with τ = lo(1 + ε) is built in
+    exact rationals (the lower end was 18% short)."""
+    ref = K.lipschitz((TW, TB, TA, TV, -0.8), K.Ball(6, 1.0))
+    assert ref.exact
+    br = certified_bracket(TW, TB, TA, TV, sphere=False, rel_gap=0.0, time_limit=20)
+    assert br.lower <= ref.upper <= br.upper and br.gap < 1e-12
+
+
+def test_without_the_cap_points_the_tangency_cap_is_missed(monkeypatch):
+    monkeypatch.setattr(KB, "cap_points", lambda *a: [])
+    br = certified_bracket(TW, TB, TA, TV, sphere=False, rel_gap=0.0, time_limit=20)
+    assert br.gap > 0.1

@@ -132,17 +132,17 @@ def cap_points(net, idx, sg):
             out.append(net.rational_point(np.array([_f(t) for t in w]) / nw))
             continue
         n2 = sum((t * t for t in w), fmpq(0))
-        lo = -s * net.bq[int(j)] / n2                     # τ at the hyperplane
-        hi = _q(R / nw)
+        lo = -s * net.bq[int(j)] / n2                     # τ at the hyperplane (> 0 here)
         Rq2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
-        for _ in range(8):                                # a rational τ_hi with τ_hi²‖w‖² < R², below R/‖w‖
-            if hi * hi * n2 < Rq2:
-                break
-            hi = _q(float(np.nextafter(_f(hi), 0.0)) * (1 - 1e-15))
-        if not (hi > lo and hi * hi * n2 < Rq2):
-            continue
-        tau = (lo + hi) / 2
-        out.append([tau * t for t in w])
+        if not (lo > 0 and lo * lo * n2 < Rq2):
+            continue                                      # the cap misses the open ball
+        # τ = lo(1 + ε) with ε halved until τ²‖w‖² < R², exactly: half way in a log sense, and below any float's
+        # resolution when the cap is a float-rounded tangency (depth ~1e-17)
+        gap = Rq2 / (lo * lo * n2) - 1                    # (1 + ε)² < 1 + gap
+        eps = fmpq(1, 4) if gap >= 1 else gap / 4
+        tau = lo * (1 + eps)
+        if tau * tau * n2 < Rq2:
+            out.append([tau * t for t in w])
     return out
 
 
