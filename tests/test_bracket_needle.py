@@ -132,3 +132,24 @@ def test_without_the_cap_points_the_tangency_cap_is_missed(monkeypatch):
     monkeypatch.setattr(KB, "cap_points", lambda *a: [])
     br = certified_bracket(TW, TB, TA, TV, sphere=False, rel_gap=0.0, time_limit=20)
     assert br.gap > 0.1
+
+
+# the falsifier's near_parallel draw in d = 6: a unit and its copy tilted by 1e-8, offsets 4e-9 apart (relative)
+NW = [[0.0, -0.7180851063829787, 0.0, -1.0106382978723405, 0.1595744680851064, 1.25e-08],
+      [0.0, -0.7180851063829787, 0.0, -1.0106382978723405, 0.1595744680851064, 0.0], [2.0, 2.0, 1.0, 0.0, 0.0, 2.0]]
+NB, NA, NV = [0.4687499953125, 0.46875, -3.142857142857143], [1.0714285714285714, -2.142857142857143, 1.5], \
+    [0.0, 1.75, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_a_wedge_between_nearly_parallel_planes_is_a_needle_too(monkeypatch):
+    """Not coincident up to rounding but 1e-8 apart in angle and 4e-9 in offset: the scaled SOCP of the needle finds
+    its point (the lower end was 11.6% short); with the pair thresholds of coincidence only, it is missed again."""
+    from numerics.rob import bracket_needle as BN
+
+    ref = K.lipschitz((NW, NB, NA, NV, 0.0), K.Ball(6, 1.0))
+    assert ref.exact
+    br = certified_bracket(NW, NB, NA, NV, sphere=False, rel_gap=0.0, time_limit=20)
+    assert br.lower <= ref.upper <= br.upper and br.gap < 1e-12
+    monkeypatch.setattr(BN, "OFF_NEAR", 1e-9)
+    br2 = certified_bracket(NW, NB, NA, NV, sphere=False, rel_gap=0.0, time_limit=20)
+    assert br2.gap > 0.05

@@ -29,8 +29,8 @@ from flint import fmpq, fmpq_mat
 
 __all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty"]
 
-COS_NEAR = 1e-12      # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
-OFF_NEAR = 1e-9
+COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
+OFF_NEAR = 1e-6
 
 
 def _f(q) -> float:
