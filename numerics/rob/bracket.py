@@ -284,52 +284,41 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 return None
             tally[SRC_ENUM] += 1
             sg = np.concatenate([signs, np.where(S[i], 1.0, -1.0)])
+            want = np.zeros(m, bool)
+            want[idx] = sg > 0                      # the leaf's pattern, in the units' own order
+            want = tuple(bool(w) for w in want)
             res = net.socp(idx, sg)
             if res is None:
                 return V, src, KEPT_UNDECIDED
             t, x, y = res
-            if t <= 1e-9:
-                if net.farkas(idx, sg, y) or needle_empty(net, idx, sg) or \
-                        sphere and pinched_empty(net, idx, sg, x):
-                    shut["region empty: Farkas certificate"] += 1
-                    continue
-                zm = net.zoom(idx, sg, x)
-                if zm is not None and zm[0] == "empty":
-                    shut["region empty: exact zoom"] += 1
-                    continue
-                want = np.zeros(m, bool)
-                want[idx] = sg > 0                  # the leaf's pattern, in the units' own order
-                want = tuple(bool(w) for w in want)
-                if zm is not None and srch.offer_exact(zm[1], pattern=want):
-                    heapq.heappush(h, (nV, i, True, src))
-                    continue
-                if not sphere and srch.offer_exact_opt(needle_point(net, idx, sg), pattern=want):
-                    heapq.heappush(h, (nV, i, True, src))     # the needle of two nearly coincident rows
-                    continue
-                caps = [srch.offer_exact(xc, pattern=want) for xc in cap_points(net, idx, sg)]
-                if any(caps) and not sphere:                  # a cap of depth ~2⁻⁴⁰ at the ball's edge
-                    heapq.heappush(h, (nV, i, True, src))
-                    continue
-                if sphere and net.inside_ball(idx, sg):
-                    shut["cell strictly inside the ball (sphere)"] += 1
-                    continue                 # realised only strictly inside the ball: never on the sphere
-                if t <= 0:
-                    return V, src, KEPT_UNDECIDED
+            if t <= 1e-9 and (net.farkas(idx, sg, y) or needle_empty(net, idx, sg)
+                              or sphere and pinched_empty(net, idx, sg, x)):
+                shut["region empty: Farkas certificate"] += 1
+                continue
             if not sphere:
-                # realised only when a point of this very cell is found, exactly: else the exact zoom, else undecided
-                want = np.zeros(m, bool)
-                want[idx] = sg > 0
-                want = tuple(bool(w) for w in want)
-                if not srch.realise_in(x, t, want):
+                # realised only when a point of this very cell is found, exactly: the solver's point, else the exact
+                # zoom, the needle of two nearly coincident rows, a cap of depth ~2⁻⁴⁰ at the ball's edge; else
+                # undecided
+                if not (t > 0 and srch.realise_in(x, t, want)):
                     zm = net.zoom(idx, sg, x)
                     if zm is not None and zm[0] == "empty":
                         shut["region empty: exact zoom"] += 1
                         continue
-                    if (zm is None or not srch.offer_exact(zm[1], pattern=want)) and \
-                            not srch.offer_exact_opt(needle_point(net, idx, sg), pattern=want):
+                    if not (zm is not None and srch.offer_exact(zm[1], pattern=want)
+                            or srch.offer_exact_opt(needle_point(net, idx, sg), pattern=want)
+                            or t <= 1e-9 and any([srch.offer_exact(xc, pattern=want)
+                                                  for xc in cap_points(net, idx, sg)])):
                         return V, src, KEPT_UNDECIDED
                 heapq.heappush(h, (nV, i, True, src))
                 continue
+            if t <= 1e-9:
+                for xc in cap_points(net, idx, sg):  # a cap at S: its point can only raise the lower end
+                    srch.offer_exact(xc, pattern=want)
+                if net.inside_ball(idx, sg):
+                    shut["cell strictly inside the ball (sphere)"] += 1
+                    continue                 # realised only strictly inside the ball: never on the sphere
+                if t <= 0:
+                    return V, src, KEPT_UNDECIDED
             srch.realise_on_sphere(idx, sg, Gm[i], x, t)
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
             for sgn in (1.0, -1.0):
