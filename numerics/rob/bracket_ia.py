@@ -18,12 +18,24 @@ above it), computed by q squarings with power-of-two rescaling.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
-from flint import arb
+from flint import arb, fmpq
 
 U = 2.0 ** -53
 TINY = 1e-300
+
+
+def to_fmpq(x) -> fmpq:
+    """x exactly as a flint rational: a Fraction as it is, a float as the binary rational it is."""
+    f = x if isinstance(x, Fraction) else Fraction(float(x))
+    return fmpq(f.numerator, f.denominator)
+
+
+def fmpq_float(q) -> float:
+    """The float nearest to the flint rational q (correctly rounded by Fraction)."""
+    return float(Fraction(int(q.p), int(q.q)))
 
 
 def gamma_n(n):

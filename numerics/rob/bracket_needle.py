@@ -22,10 +22,12 @@ around a small circle) is not constructed, so such a sphere bracket can stay ope
 """
 from __future__ import annotations
 
-from fractions import Fraction
+import weakref
 
 import numpy as np
 from flint import fmpq, fmpq_mat
+
+from numerics.rob.bracket_ia import fmpq_float, to_fmpq
 
 __all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty"]
 
@@ -33,34 +35,40 @@ COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets
 OFF_NEAR = 1e-6
 
 
-def _f(q) -> float:
-    return float(Fraction(int(q.p), int(q.q)))
+_PAIRS = weakref.WeakKeyDictionary()    # net → its nearly coincident row pairs (they depend on the net alone)
 
 
-def _q(x: float) -> fmpq:
-    f = Fraction(float(x))
-    return fmpq(f.numerator, f.denominator)
+def _near_pairs(net):
+    """The unit pairs (i < j) whose unit normals agree to COS_NEAR up to sign and whose offsets agree to OFF_NEAR:
+    found once per net (an m × m Gram matrix), not per cell."""
+    pairs = _PAIRS.get(net)
+    if pairs is None:
+        nw = np.maximum(net.nW, 1e-300)
+        U, off = net.W / nw[:, None], net.b / nw
+        G = U @ U.T
+        near = (np.abs(np.abs(G) - 1.0) <= COS_NEAR) & (np.abs(off[:, None] - np.sign(G) * off[None, :]) <= OFF_NEAR)
+        pairs = [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True)]
+        _PAIRS[net] = pairs
+    return pairs
 
 
 def _facing_pairs(net, idx, sg):
-    """(p, q, i, j, λ, D, c): the pairs of nearly coincident rows of the cell whose sides face each other, with the
-    exact λ = W_jk/W_ik, D = W_j − λW_i, c = b_j − λb_i."""
+    """(p, q, i, j, λ, D, c): the pairs of nearly coincident rows of the cell (positions p < q in idx, units i, j)
+    whose sides face each other, with the exact λ = W_jk/W_ik, D = W_j − λW_i, c = b_j − λb_i."""
     idx = np.asarray(idx, int)
-    W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
-    U = W / np.maximum(nw, 1e-300)[:, None]
-    off = b / np.maximum(nw, 1e-300)
-    G = U @ U.T
-    for p in range(len(idx)):
-        for q in range(p + 1, len(idx)):
-            if abs(abs(G[p, q]) - 1.0) > COS_NEAR or abs(off[p] - np.sign(G[p, q]) * off[q]) > OFF_NEAR:
-                continue
-            i, j = int(idx[p]), int(idx[q])
-            k = int(np.argmax(np.abs(net.W[i])))
-            lam = net.Wq[j, k] / net.Wq[i, k]
-            if not (sg[p] * sg[q] * _f(lam) < 0):
-                continue                               # the sides do not face each other: not a needle
-            Dq = [net.Wq[j, col] - lam * net.Wq[i, col] for col in range(net.d)]
-            yield p, q, i, j, lam, Dq, net.bq[j] - lam * net.bq[i]
+    pos = np.full(net.m, -1)
+    pos[idx] = np.arange(len(idx))
+    found = sorted((min(pos[u], pos[w]), max(pos[u], pos[w])) for u, w in _near_pairs(net)
+                   if pos[u] >= 0 and pos[w] >= 0)
+    for p, q in found:
+        p, q = int(p), int(q)
+        i, j = int(idx[p]), int(idx[q])
+        k = int(np.argmax(np.abs(net.W[i])))
+        lam = net.Wq[j, k] / net.Wq[i, k]
+        if not (sg[p] * sg[q] * fmpq_float(lam) < 0):
+            continue                                   # the sides do not face each other: not a needle
+        Dq = [net.Wq[j, col] - lam * net.Wq[i, col] for col in range(net.d)]
+        yield p, q, i, j, lam, Dq, net.bq[j] - lam * net.bq[i]
 
 
 def needle_empty(net, idx, sg) -> bool:
@@ -70,7 +78,7 @@ def needle_empty(net, idx, sg) -> bool:
     the exact λ; a snapped float y misses it by far more than the needle's width)."""
     if not net.hyper_exact:
         return False
-    R2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
+    R2 = net.R2q
     for _, q, _, _, _, Dq, cq in _facing_pairs(net, idx, sg):
         T = cq if sg[q] > 0 else -cq
         if T <= 0 and T * T >= R2 * sum((t * t for t in Dq), fmpq(0)):
@@ -87,7 +95,7 @@ def needle_point(net, idx, sg):
     d = net.d
     W, b = net.W[idx], net.b[idx]
     for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
-        D, c = np.array([_f(t) for t in Dq]), _f(cq)
+        D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
         nD = float(np.linalg.norm(D))
         if nD == 0.0:
             continue                                    # exactly parallel: no needle (a Farkas certificate decides)
@@ -98,7 +106,7 @@ def needle_point(net, idx, sg):
             continue
         t = float(res[0])
         for shrink in (0.0, 0.25 * min(t / net.R, 1e-3)):     # the SOCP's point may sit on the sphere: pulled in
-            xq = [_q(z) for z in res[1] * (1.0 - shrink)]
+            xq = [to_fmpq(z) for z in res[1] * (1.0 - shrink)]
             e = sum((Dq[col] * xq[col] for col in range(d)), fmpq(0)) + cq
             if not (e > 0 if sg[q] > 0 else e < 0):
                 continue                                # (decided exactly) the needle is closed at this point
@@ -129,14 +137,14 @@ def cap_points(net, idx, sg):
             continue                                      # not a cap near the boundary on this row's side
         w = [s * net.Wq[int(j), col] for col in range(net.d)]
         if net.sphere:
-            out.append(net.rational_point(np.array([_f(t) for t in w]) / nw))
+            out.append(net.rational_point(np.array([fmpq_float(t) for t in w]) / nw))
             continue
         n2 = sum((t * t for t in w), fmpq(0))
         lo = -s * net.bq[int(j)] / n2                     # τ at the hyperplane (> 0 here)
-        Rq2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
+        Rq2 = net.R2q
         if not (lo > 0 and lo * lo * n2 < Rq2):
             continue                                      # the cap misses the open ball
-        # τ = lo(1 + ε) with ε halved until τ²‖w‖² < R², exactly: half way in a log sense, and below any float's
+        # τ = lo(1 + ε) with (1 + ε)² < R²/(lo²‖w‖²) exactly: inside the cap however thin, below any float's
         # resolution when the cap is a float-rounded tangency (depth ~1e-17)
         gap = Rq2 / (lo * lo * n2) - 1                    # (1 + ε)² < 1 + gap
         eps = fmpq(1, 4) if gap >= 1 else gap / 4
@@ -170,8 +178,7 @@ def pinched_empty(net, idx, sg, x) -> bool:
     if rank != d or any(Rr[r, r] != 1 for r in range(d)):
         return False
     p = [Rr[r, d] for r in range(d)]
-    R2 = fmpq(net.Rq.numerator, net.Rq.denominator) ** 2
-    if sum((t * t for t in p), fmpq(0)) != R2:
+    if sum((t * t for t in p), fmpq(0)) != net.R2q:
         return False
     tight = np.array([t for t in near
                       if sum((net.Wq[int(idx[t]), c] * p[c] for c in range(d)), fmpq(0)) + net.bq[int(idx[t])] == 0])
@@ -179,7 +186,7 @@ def pinched_empty(net, idx, sg, x) -> bool:
     # y ≥ 0 with Σ y s W = p: a basic solution from HiGHS, then exactly on its support
     ssub = np.asarray(sg, float)[tight]
     A = (ssub[:, None] * W[tight]).T
-    pf = np.array([_f(t) for t in p])
+    pf = np.array([fmpq_float(t) for t in p])
     res = linprog(np.ones(len(rows)), A_eq=A, b_eq=pf, bounds=(0, None), method="highs-ds")
     if res.status != 0:
         return False

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from flint import fmpq, fmpq_mat
 
 from numerics.fallbacks import reach
-from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up
+from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up, to_fmpq
 from numerics.rob.bracket_sdp import sphere_cell_bound
 
 __all__ = ["BracketNet", "SRC_SHOR", "SRC_TRIANGLE"]
@@ -32,11 +32,6 @@ WIDER_BOXES = (2.0 ** 4, 2.0 ** 8, 2.0 ** 12, 2.0 ** 16, 2.0 ** 20)
 # where a node's upper bound comes from (reported per node by numerics.rob.bracket.Bracket.sources)
 SRC_SHOR = "zonotope: Shor dual"
 SRC_TRIANGLE = "zonotope: triangle"
-
-
-def _q(x):
-    f = x if isinstance(x, Fraction) else Fraction(float(x))
-    return fmpq(f.numerator, f.denominator)
 
 
 def _exact_float(x) -> bool:
@@ -52,13 +47,14 @@ class BracketNet:
         self.W, self.b, self.a, self.v = W, b, a, v
         self.m, self.d = W.shape
         self.Rq = Fraction(1) if sphere else Fraction(R)
+        self.R2q = to_fmpq(self.Rq) ** 2          # R² as a flint rational, for the exact decisions
         self.sphere, self.R = sphere, float(self.Rq)
         Wx, bx, ax, vx = exact if exact is not None else (W.tolist(), b.tolist(), a.tolist(), v.tolist())
-        self.Wq = fmpq_mat(self.m, self.d, [_q(t) for row in Wx for t in row])
-        self.bq = [_q(t) for t in bx]
-        aq = [_q(t) for t in ax]
+        self.Wq = fmpq_mat(self.m, self.d, [to_fmpq(t) for row in Wx for t in row])
+        self.bq = [to_fmpq(t) for t in bx]
+        aq = [to_fmpq(t) for t in ax]
         self.Aq = fmpq_mat(self.m, self.d, [aq[j] * self.Wq[j, l] for j in range(self.m) for l in range(self.d)])
-        self.vq = [_q(t) for t in vx]
+        self.vq = [to_fmpq(t) for t in vx]
         # α_j = a_j W_j enclosed around its correctly rounded float: |fl(q) − q| ≤ u|fl(q)|(1 + u)
         self.Am = np.array([[float(Fraction(int(self.Aq[j, l].p), int(self.Aq[j, l].q))) for l in range(self.d)]
                             for j in range(self.m)], float).reshape(self.m, self.d)
@@ -133,7 +129,7 @@ class BracketNet:
         if self.sphere:
             if n2 != 1:
                 return None
-        elif not n2 < fmpq(self.Rq.numerator, self.Rq.denominator) ** 2:
+        elif not n2 < self.R2q:
             return None
         Z = self.Wq * fmpq_mat(d, 1, xq)
         pat = []
@@ -152,12 +148,12 @@ class BracketNet:
 
     def rational_point(self, x):
         if not self.sphere:
-            return [_q(t) for t in x]
+            return [to_fmpq(t) for t in x]
         x = x / np.linalg.norm(x)
         k = int(np.argmax(np.abs(x)))
         sgn = -1.0 if x[k] > 0 else 1.0          # pole N = sgn e_k, x ≈ -N
         y = x / (1.0 - sgn * x[k])
-        yq = [_q(t) for t in y]
+        yq = [to_fmpq(t) for t in y]
         yq[k] = fmpq(0)
         s = sum((t * t for t in yq), fmpq(0))
         den = s + 1
@@ -380,7 +376,7 @@ class BracketNet:
                 cands.append([yp[i, 0] for i in range(n)])
             except ZeroDivisionError:
                 pass
-        R2 = fmpq(self.Rq.numerator, self.Rq.denominator) ** 2
+        R2 = self.R2q
         for yc in cands:
             if any(t < 0 for t in yc) or all(t == 0 for t in yc):
                 continue
@@ -418,7 +414,7 @@ class BracketNet:
         if not np.all(np.isfinite(p)) or float(p @ p) >= (self.R * (1 - 1e-6)) ** 2:
             return None
         reach("rob.bracket/zoom_exact")
-        pq = [_q(t) for t in p]
+        pq = [to_fmpq(t) for t in p]
         thr = 1e-12 * (nw + np.abs(b))                      # through p up to rounding: the zoomed rows
         for _ in range(4):                                  # a cell far smaller than κ: zoom again at its point
             Z = self.Wq * fmpq_mat(self.d, 1, pq)
@@ -440,7 +436,7 @@ class BracketNet:
                 return None
             t = -res.fun
             kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
-            xz = [pq[k] + kq * _q(res.x[k]) for k in range(self.d)]
+            xz = [pq[k] + kq * to_fmpq(res.x[k]) for k in range(self.d)]
             if t > 1e-7:
                 return "point", xz
             rows, sn = idx[near], sg[near]
@@ -458,7 +454,7 @@ class BracketNet:
                     res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
                                   bounds=[(-beta, beta)] * self.d + [(None, 1.0)], method="highs")
                     if res.status == 0 and -res.fun > 1e-7:
-                        return "point", [pq[k] + kq * _q(res.x[k]) for k in range(self.d)]
+                        return "point", [pq[k] + kq * to_fmpq(res.x[k]) for k in range(self.d)]
                 return None
             pq = xz                                    # 0 < t* ≤ 1e-7: the LP's rows tight at xz are the new core
             thr = 1e-4 * kappa * nw

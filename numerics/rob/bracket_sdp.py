@@ -28,6 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 from flint import fmpq, fmpq_mat
 
+from numerics.rob.bracket_ia import to_fmpq
+
 __all__ = ["sphere_cell_bound", "psd_exact"]
 
 MAX_RLT = 18          # products among at most this many constraints (the tightest at the SOCP point)
@@ -41,11 +43,6 @@ def _svec(M):
     order = np.lexsort((iu[0], iu[1]))
     r, c = iu[0][order], iu[1][order]
     return M[r, c] * np.where(r == c, 1.0, SQ2)
-
-
-def _q(x: float) -> fmpq:
-    f = Fraction(float(x))
-    return fmpq(f.numerator, f.denominator)
 
 
 def _snap(x: float, scale: float, bits: int = 40) -> fmpq:
@@ -159,14 +156,14 @@ def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0, cuts=())
     if not t > 0:
         return None
     # exact data: l_j = (c_j, a_j) scaled by the same (float) factors, as rationals
-    scale = [_q(1.0 / x) for x in nrm]   # any positive rational scaling keeps ℓ_j ≥ 0
+    scale = [to_fmpq(1.0 / x) for x in nrm]   # any positive rational scaling keeps ℓ_j ≥ 0
     Lq = []
     for r, j in enumerate(idx):
         sj = 1 if s[r] > 0 else -1
         row = [sj * bq[int(j)] * scale[r]] + [sj * Wq[int(j), k] * scale[r] for k in range(d)]
         Lq.append(row)
     for r, u in enumerate(cuts, start=n0):
-        Lq.append([fmpq(0)] + [_q(t) * scale[r] for t in u])
+        Lq.append([fmpq(0)] + [to_fmpq(t) * scale[r] for t in u])
     D = d + 1
     base = np.zeros((D, D))
     base[1:, 1:] = np.outer(g, g)
