@@ -103,11 +103,17 @@ def test_a_cell_pinched_at_a_point_of_the_sphere_is_proved_empty():
     assert br.gap < 1e-6
 
 
-def test_without_the_pinch_certificate_the_sphere_bracket_stays_open(monkeypatch):
-    monkeypatch.setattr(KB, "pinched_empty", lambda *a: False)
+def test_without_the_pinch_certificate_the_pinched_cells_are_not_proved_empty(monkeypatch):
+    """The pinched cells are also bounded on S now (a leaf of margin ≤ 0 is refined like any other, see
+    tests/test_bracket_sphere_degenerate.py), so the bracket closes either way; the certificate is what proves them
+    empty: without it two fewer cells leave the search as empty."""
     W_, b_, a_, v_ = _through_point_net()
-    br = certified_bracket(W_, b_, a_, v_, sphere=True, rel_gap=0.0, time_limit=20)
-    assert br.gap > 0.5
+    with_pinch = certified_bracket(W_, b_, a_, v_, sphere=True, rel_gap=0.0, time_limit=20)
+    monkeypatch.setattr(KB, "pinched_empty", lambda *a: False)
+    without = certified_bracket(W_, b_, a_, v_, sphere=True, rel_gap=0.0, time_limit=20)
+    empty = "region empty: Farkas certificate"
+    assert without.sources["closed"].get(empty, 0) < with_pinch.sources["closed"][empty]
+    assert without.lower <= with_pinch.upper and with_pinch.lower <= without.upper
 
 
 # the falsifier's tangent draw in d = 6 (checks.rob.strategies.tangent), read as floats: planes meant to touch the

@@ -92,7 +92,7 @@ import numpy as np
 from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
-from numerics.rob.bracket_needle import cap_points, needle_empty, needle_point, pinched_empty
+from numerics.rob.bracket_needle import cap_points, needle_empty, needle_point, pinched_empty, sphere_needle_points
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -312,14 +312,13 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 heapq.heappush(h, (nV, i, True, src))
                 continue
             if t <= 1e-9:
-                for xc in cap_points(net, idx, sg):  # a cap at S: its point can only raise the lower end
-                    srch.offer_exact(xc, pattern=want)
+                for xc in cap_points(net, idx, sg) + sphere_needle_points(net, idx, sg):
+                    srch.offer_exact(xc, pattern=want)   # a cap or a needle at S: can only raise the lower end
                 if net.inside_ball(idx, sg):
                     shut["cell strictly inside the ball (sphere)"] += 1
                     continue                 # realised only strictly inside the ball: never on the sphere
-                if t <= 0:
-                    return V, src, KEPT_UNDECIDED
-            srch.realise_on_sphere(idx, sg, Gm[i], x, t)
+            if t > 0:
+                srch.realise_on_sphere(idx, sg, Gm[i], x, t)
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
             for sgn in (1.0, -1.0):
                 r3 = net.socp(idx, sg, obj=-sgn * Gm[i], tfix=0.0)

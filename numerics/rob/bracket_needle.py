@@ -17,22 +17,24 @@ relative precision however small they are, so the float LP
 sits on the sphere) the needle's point is x = x̂ + ((u* − W_i·x̂ − b_i)/‖W_i‖²) W_i with u* half way across the
 needle, computed exactly; the caller checks it exactly (:meth:`BracketNet.exact` and the pattern), so nothing here is
 trusted. Used when the SOCP margin is ~0, no Farkas certificate exists and the zoom
-finds no point. On the sphere only the emptiness is decided here: a point of the needle on S (a band ~1e-17 wide
-around a small circle) is not constructed, so such a sphere bracket can stay open (see the README's limits).
+finds no point. On the sphere the needle is a band of S ~1e-17 wide around a small circle: its point is placed on the
+parallel circle half way across the band in arb arithmetic (2⁻²⁵⁶) and made an exact point of S by the inverse
+stereographic map of a rounded projection (:func:`sphere_needle_points`, :func:`sphere_point`).
 """
 from __future__ import annotations
 
 import weakref
 
 import numpy as np
-from flint import fmpq, fmpq_mat
+from flint import arb, ctx, fmpq, fmpq_mat
 
 from numerics.rob.bracket_ia import fmpq_float, to_fmpq
 
-__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty"]
+__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty", "sphere_point", "sphere_needle_points"]
 
 COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
 OFF_NEAR = 1e-6
+PREC = 256            # bits of the arb arithmetic that places points on the sphere
 
 
 _PAIRS = weakref.WeakKeyDictionary()    # net → its nearly coincident row pairs (they depend on the net alone)
@@ -120,6 +122,93 @@ def needle_point(net, idx, sg):
             if net.exact(x) is not None:
                 return x
     return None
+
+
+def _arb_fmpq(a) -> fmpq:
+    """The midpoint of the arb ``a`` as an exact rational."""
+    man, exp = a.mid().man_exp()
+    return fmpq(int(man)) * fmpq(2) ** int(exp) if exp >= 0 else fmpq(int(man), 2 ** int(-exp))
+
+
+def sphere_point(xs) -> list:
+    """An exact rational point of the unit sphere within ~2⁻²⁴⁰ of xs/‖xs‖ (xs: arbs or rationals, not 0): the
+    inverse stereographic image, from the pole N = −sign(x_k)e_k (k = argmax |x_k|), of the rounded projection y.
+    Far below a float's resolution, so that a band of S ~1e-17 wide (the sphere's needle) can be hit exactly."""
+    old = ctx.prec
+    ctx.prec = PREC
+    try:
+        X = [a if isinstance(a, arb) else arb(a) for a in xs]
+        nrm = sum((a * a for a in X), arb(0)).sqrt()
+        X = [a / nrm for a in X]
+        k = max(range(len(X)), key=lambda i: abs(float(X[i].mid())))
+        sgn = -1 if float(X[k].mid()) > 0 else 1
+        den = 1 - sgn * X[k]
+        yq = [_arb_fmpq(X[i] / den) if i != k else fmpq(0) for i in range(len(X))]
+    finally:
+        ctx.prec = old
+    s2 = sum((t * t for t in yq), fmpq(0))
+    xq = [2 * t / (s2 + 1) for t in yq]
+    xq[k] = (s2 - 1) * sgn / (s2 + 1)
+    return xq
+
+
+def sphere_needle_points(net, idx, sg):
+    """Exact rational points of the unit sphere proposed for the cell (signs sg on idx) when it is the needle of a pair
+    of nearly coincident rows facing each other (a band of S ~1e-17 wide that no float point lies in): for each such
+    pair, a float point z of the other rows on the small circle {W_i·x + b_i = 0} ∩ S where the needle opens (an SOCP
+    scaled by the exact difference row, pushed out along the plane), then the point of S on the parallel circle
+    W_i·x + b_i = u*, u* half way across the needle at z, in the direction of z (arb, 2⁻²⁴⁰), made an exact point of S
+    by :func:`sphere_point`. Only candidates: the caller checks each exactly, with its pattern."""
+    if not (net.sphere and net.hyper_exact):
+        return []
+    idx = np.asarray(idx, int)
+    d = net.d
+    W, b = net.W[idx], net.b[idx]
+    out = []
+    for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
+        D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
+        nD = float(np.linalg.norm(D))
+        if nD == 0.0:
+            continue
+        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
+        kw = dict(eq=(W[p], b[p]), extra=(sg[q] * D[None] / nD, [sg[q] * c / nD]))
+        res = net.socp(idx[others], sg[others], **kw)
+        if res is None or not res[0] > 0:
+            continue
+        wi = net.W[i] / net.nW[i]
+        c0 = -float(net.b[i]) / float(net.nW[i]) * wi          # the small circle's centre
+        e = res[1] - c0
+        e -= (e @ wi) * wi
+        if not np.linalg.norm(e) > 1e-12:
+            continue
+        r2 = net.socp(idx[others], sg[others], obj=e / np.linalg.norm(e), tfix=0.5 * float(res[0]), **kw)
+        z = r2[1] if r2 is not None else res[1]
+        zq = [to_fmpq(t) for t in z]
+        ev = sum((Dq[col] * zq[col] for col in range(d)), fmpq(0)) + cq
+        if not (ev > 0 if sg[q] > 0 else ev < 0):
+            continue
+        lam_abs = lam if lam > 0 else -lam
+        ustar = ev / (2 * lam_abs) * int(sg[p] * sg[q])
+        Wi = [net.Wq[i, col] for col in range(d)]
+        n2 = sum((t * t for t in Wi), fmpq(0))
+        cen = [(ustar - net.bq[i]) / n2 * t for t in Wi]     # centre of the circle W_i·x + b_i = u* on S
+        rho2 = 1 - sum((t * t for t in cen), fmpq(0))
+        if not rho2 > 0:
+            continue
+        zi = sum((Wi[col] * zq[col] for col in range(d)), fmpq(0))
+        ev_dir = [zq[col] - zi / n2 * Wi[col] for col in range(d)]   # z's direction in the plane, exactly ⊥ W_i
+        old = ctx.prec
+        ctx.prec = PREC
+        try:
+            en = sum((arb(t) * arb(t) for t in ev_dir), arb(0)).sqrt()
+            if not en > 0:
+                continue
+            rho = arb(rho2).sqrt()
+            target = [arb(cen[col]) + rho * arb(ev_dir[col]) / en for col in range(d)]
+        finally:
+            ctx.prec = old
+        out.append(sphere_point(target))
+    return out
 
 
 def cap_points(net, idx, sg):
