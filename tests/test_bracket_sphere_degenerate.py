@@ -24,7 +24,8 @@ from flint import arb, ctx, fmpq
 from numerics import rob as K
 from numerics.rob import bracket as KB
 from numerics.rob.bracket import certified_bracket
-from numerics.rob.bracket_needle import sphere_point
+from numerics.rob.bracket_needle import beyond_empty, sphere_point
+from numerics.rob.bracket_net import BracketNet
 
 CANCEL = ([[0.6, 0.8, 0.0], [1.8, 2.4, 0.0]], [0.0, 0.0], [1000000.0, -333333.3333333333], [0.0, 0.0, 0.0])
 NEAR_PARALLEL = ([[2.788381742738589, 2.091286307053942, -6.070539419087137],
@@ -96,3 +97,114 @@ def test_the_sliver_between_nearly_parallel_planes_is_bounded_by_its_tangential_
     lo, up = _exact(NEAR_PARALLEL)
     assert math.isclose(up, math.sqrt(35.0 ** 2 - 25.0 ** 2), rel_tol=1e-9)
     assert _bracket(NEAR_PARALLEL).upper < 0.75 * 35.0
+
+
+# the falsifier's axis_aligned draw: units 0 and 3 are one hyperplane, 1 and 2 parallel; the cell with all four on
+# is {−x + z > 1, x + z < −1}, whose closure meets the ball only where the line x = −1, z = 0 touches S, at (−1, 0, 0)
+AXIS = ([[-0.5, 0.0, -0.5], [-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-0.5, 0.0, -0.5]], [-0.5, 0.75, -1.0, -0.5],
+        [-0.6, -2.625, -2.0, 3.0], [0.0, 0.0, 0.0])
+
+
+def test_a_cell_pinched_where_a_line_touches_the_sphere_is_proved_empty():
+    lo, up = _exact(AXIS)
+    assert math.isclose(up, 4.625, rel_tol=1e-12)     # the cell {1, 2 on; 0, 3 off}: g = (4.625, 0, −4.625) ⊥ x there
+    br = _bracket(AXIS)
+    assert br.lower <= up * (1 + 1e-15) and br.upper <= up * (1 + 1e-8)
+
+
+def test_without_the_pinch_the_tangent_line_cell_holds_the_upper_end(monkeypatch):
+    monkeypatch.setattr(KB, "pinched_empty", lambda *a: False)
+    _, up = _exact(AXIS)
+    assert _bracket(AXIS).upper > 1.2 * up             # the empty cell's ‖g‖ = (3.425² + 5.825²)^½ … on S ≈ 5.825
+
+
+# the falsifier's through_point draws with seven units: six planes meant to pass through p = (350, 3578, −3185)/4803
+# on S, which float64 leaves meeting in micro-cells ~1e-17 across around p
+MICRO_IN = ([[0.2962962962962963, 0.037037037037037035, 0.14814814814814814], [-1.0, 0.0, 0.0],
+             [0.32, 0.0, -0.09333333333333334], [0.0, 0.0, 1.6],
+             [1.3262544243181345, -1.0656497485313912, -1.0513989801362547],
+             [-0.03643556110764106, -0.3724755361232563, 0.3315636060795336],
+             [0.8960176991150443, 0.35398230088495575, 0.7964601769911505]],
+            [0.049058844395092574, 0.07287112221528212, -0.08521063224373655, -0.7142857142857143, 0.0, 0.5,
+             0.19916110690405517], [2.0, -1.0, 2.25, 0.2857142857142857, 0.8, 1.0, -0.1875], [0.0, 0.0, 0.0])
+MICRO_OUT = ([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.6], [1.3262544243181345, -1.0656497485313912, -1.0513989801362547],
+              [-0.03643556110764106, -0.3724755361232563, 0.3315636060795336],
+              [0.8960176991150443, 0.35398230088495575, 0.7964601769911505], [1.2, 0.0, -0.35],
+              [0.2962962962962963, 0.037037037037037035, 0.14814814814814814]],
+             [0.07287112221528212, -0.7142857142857143, 0.0, 0.5, 0.19916110690405517, -0.3195398709140121,
+              0.049058844395092574], [-1.0, 0.2857142857142857, 0.8, 2.25, -0.1875, 2.25, 2.0], [0.0, 0.0, 0.375])
+
+
+def test_a_micro_cell_on_the_sphere_is_found_by_the_sphere_zoom():
+    lo, up = _exact(MICRO_IN)
+    br = _bracket(MICRO_IN)
+    assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
+    assert br.lower >= lo * (1 - 1e-12)                # the constant lives in a cell ~1e-17 across
+
+
+def test_without_the_sphere_zoom_the_micro_cell_is_missed(monkeypatch):
+    monkeypatch.setattr(KB, "sphere_zoom_points", lambda *a: [])
+    lo, _ = _exact(MICRO_IN)
+    assert _bracket(MICRO_IN).lower < 0.95 * lo
+
+
+def test_a_micro_cell_just_beyond_the_sphere_is_proved_empty():
+    lo, up = _exact(MICRO_OUT)
+    br = _bracket(MICRO_OUT)
+    assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
+    assert br.upper <= up * (1 + 1e-9)
+
+
+def test_without_the_beyond_certificate_the_empty_micro_cell_holds_the_upper_end(monkeypatch):
+    monkeypatch.setattr(KB, "beyond_empty", lambda *a: False)
+    _, up = _exact(MICRO_OUT)
+    assert _bracket(MICRO_OUT).upper > 1.05 * up       # its τ at p, 5.476, against the constant 5.001
+
+
+def _concurrent_net(rng, d, radius):
+    """d + 2 hyperplanes through the point p with ‖p‖ = radius (exact binary rationals up to the float rounding of b)."""
+    p = rng.standard_normal(d)
+    p *= radius / np.linalg.norm(p)
+    W = rng.standard_normal((d + 2, d))
+    return BracketNet(W, -(W @ p), np.ones(d + 2), np.zeros(d), True, 1.0, None), p
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("radius", [1.0 - 1e-9, 1.0 + 1e-12])
+def test_beyond_empty_never_empties_a_cell_that_meets_the_ball(seed, radius):
+    rng = np.random.default_rng(seed)
+    d = 3 + seed % 2
+    net, p = _concurrent_net(rng, d, radius)
+    net.deadline = float("inf")
+    idx = np.arange(d + 2)
+    u = p / np.linalg.norm(p)
+    tried = 0
+    for _ in range(200):
+        z = rng.standard_normal(d)
+        if not z @ u < -0.05 * np.linalg.norm(z):
+            continue
+        # the cone cell of z: p + εz is inside the ball for small ε (p·z < 0 and ‖p‖² − 1 ≤ 2e-12), so it meets it
+        sg = np.where(net.W @ z > 0, 1.0, -1.0)
+        assert not beyond_empty(net, idx, sg, p)
+        tried += 1
+    assert tried >= 40
+
+
+def test_beyond_empty_proves_the_outward_cells_of_a_point_just_outside():
+    rng = np.random.default_rng(7)
+    d = 3
+    proved, outward = 0, 0
+    for _ in range(4):
+        net, p = _concurrent_net(rng, d, 1.0 + 1e-12)
+        net.deadline = float("inf")
+        idx = np.arange(d + 2)
+        u = p / np.linalg.norm(p)
+        for _ in range(30):
+            z = rng.standard_normal(d)
+            sg = np.where(net.W @ z > 0, 1.0, -1.0)
+            cone = [z] + [rng.standard_normal(d) for _ in range(400)]
+            inside = [c for c in cone if np.all(sg * (net.W @ c) > 0)]
+            if min(c @ u / np.linalg.norm(c) for c in inside) > 0.05:     # the cone points clearly outward
+                outward += 1
+                proved += beyond_empty(net, idx, sg, p)
+    assert outward >= 5 and proved >= outward // 2

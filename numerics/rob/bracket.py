@@ -92,7 +92,15 @@ import numpy as np
 from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
-from numerics.rob.bracket_needle import cap_points, needle_empty, needle_point, pinched_empty, sphere_needle_points
+from numerics.rob.bracket_needle import (
+    beyond_empty,
+    cap_points,
+    needle_empty,
+    needle_point,
+    pinched_empty,
+    sphere_needle_points,
+    sphere_zoom_points,
+)
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -292,7 +300,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 return V, src, KEPT_UNDECIDED
             t, x, y = res
             if t <= 1e-9 and (net.farkas(idx, sg, y) or needle_empty(net, idx, sg)
-                              or sphere and pinched_empty(net, idx, sg, x)):
+                              or sphere and pinched_empty(net, idx, sg, x) or beyond_empty(net, idx, sg, x)):
                 shut["region empty: Farkas certificate"] += 1
                 continue
             if not sphere:
@@ -312,7 +320,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 heapq.heappush(h, (nV, i, True, src))
                 continue
             if t <= 1e-9:
-                for xc in cap_points(net, idx, sg) + sphere_needle_points(net, idx, sg):
+                for xc in cap_points(net, idx, sg) + sphere_needle_points(net, idx, sg) + \
+                        sphere_zoom_points(net, idx, sg, x):
                     srch.offer_exact(xc, pattern=want)   # a cap or a needle at S: can only raise the lower end
                 if net.inside_ball(idx, sg):
                     shut["cell strictly inside the ball (sphere)"] += 1

@@ -23,6 +23,7 @@ stereographic map of a rounded projection (:func:`sphere_needle_points`, :func:`
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -30,7 +31,8 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from numerics.rob.bracket_ia import fmpq_float, to_fmpq
 
-__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty", "sphere_point", "sphere_needle_points"]
+__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty", "sphere_point", "sphere_needle_points",
+           "sphere_zoom_points", "beyond_empty"]
 
 COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
 OFF_NEAR = 1e-6
@@ -243,10 +245,37 @@ def cap_points(net, idx, sg):
     return out
 
 
+def _flat_foot(net, rows):
+    """The point nearest 0 of the flat where the given rows (nearest first) vanish, exactly: rows are taken greedily
+    while they raise the rank and keep the system consistent (at most d), then p = Aᵀ(AAᵀ)⁻¹(−b_A). None if none."""
+    d = net.d
+    sel, rank = [], 0
+    for j in rows:
+        trial = sel + [j]
+        M = fmpq_mat(len(trial), d + 1, [v for r in trial for v in ([net.Wq[r, c] for c in range(d)] + [-net.bq[r]])])
+        Mw = fmpq_mat(len(trial), d, [net.Wq[r, c] for r in trial for c in range(d)])
+        rw, ra = Mw.rref()[1], M.rref()[1]
+        if rw == rank + 1 and ra == rw:               # independent and consistent
+            sel, rank = trial, rw
+            if rank == d:
+                break
+    if not sel:
+        return None
+    A = fmpq_mat(len(sel), d, [net.Wq[r, c] for r in sel for c in range(d)])
+    rhs = fmpq_mat(len(sel), 1, [-net.bq[r] for r in sel])
+    try:
+        mu = (A * A.transpose()).solve(rhs)
+    except ZeroDivisionError:
+        return None
+    P = A.transpose() * mu
+    return [P[c, 0] for c in range(d)]
+
+
 def pinched_empty(net, idx, sg, x) -> bool:
     """True when the closed cell meets the closed ball only at one point p of the sphere, proved exactly, so that the
-    open cell misses S (the sphere's cells pinched at a point that several hyperplanes pass through): p is the exact
-    common point of the rows tight at the solver's point x, ‖p‖ = R exactly, and y ≥ 0 on those rows with
+    open cell misses S (the sphere's cells pinched at a point that several hyperplanes pass through, or at the point
+    where their common flat touches S): p is the point nearest 0 of the flat of the rows tight at the solver's point x
+    (:func:`_flat_foot`), ‖p‖ = R exactly, and y ≥ 0 on the rows through p with
     Σ y_j s_j W_j = p exactly; then Σ y_j s_j(W_j·x + b_j) = p·x − R² ≤ 0 on the closed ball, while it is > 0 on the
     open cell (the Farkas test of the ball with T = −R², ‖N‖ = R: the equality case a snapped multiplier misses)."""
     from scipy.optimize import linprog
@@ -258,16 +287,8 @@ def pinched_empty(net, idx, sg, x) -> bool:
     W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
     res_n = np.abs(W @ x + b) / (nw + np.abs(b))
     near = [int(t) for t in np.argsort(res_n, kind="stable") if res_n[t] <= 1e-3]   # a guess, decided exactly below
-    if len(near) < d:
-        return False
-    # p: the exact common point of the d rows nearest to x (unique, on the sphere), then every row through it
-    first = [int(idx[t]) for t in near[:d]]
-    M = fmpq_mat(d, d + 1, [v for j in first for v in ([net.Wq[j, c] for c in range(d)] + [-net.bq[j]])])
-    Rr, rank = M.rref()
-    if rank != d or any(Rr[r, r] != 1 for r in range(d)):
-        return False
-    p = [Rr[r, d] for r in range(d)]
-    if sum((t * t for t in p), fmpq(0)) != net.R2q:
+    p = _flat_foot(net, [int(idx[t]) for t in near])
+    if p is None or sum((t * t for t in p), fmpq(0)) != net.R2q:
         return False
     tight = np.array([t for t in near
                       if sum((net.Wq[int(idx[t]), c] * p[c] for c in range(d)), fmpq(0)) + net.bq[int(idx[t])] == 0])
@@ -292,3 +313,117 @@ def pinched_empty(net, idx, sg, x) -> bool:
     if any(y[k, 0] < 0 for k in range(len(sup))) or S * y != P:
         return False
     return any(y[k, 0] > 0 for k in range(len(sup)))
+
+
+def sphere_zoom_points(net, idx, sg, x, rounds: int = 4):
+    """Exact rational points of the unit sphere proposed for a cell (signs sg on idx) too small for floats near the
+    solver's point x: the micro-cells that float rounding leaves around a point of S that several hyperplanes were
+    meant to pass through (~1e-17 across). The sphere's zoom: p̃ an exact point of S at the rows' least-squares point
+    (:func:`sphere_point`), r_j = W_j·p̃ + b_j exactly, κ a power of two ≥ max |r_j| over the rows through p̃, T a basis
+    of p̃'s tangent plane (binary rationals), and the LP max t s.t. s_j(r_j/κ + W_jT·ζ) ≥ t‖W_j‖, ‖ζ‖∞ ≤ β: at scale
+    κ the sphere is its tangent plane (x₀ = p̃ + κTζ is ~κ² off S, far below the cell's size κt), and x₀ pushed onto S
+    by :func:`sphere_point` is the candidate. A cell far smaller than κ (0 < t ≤ 1e-7) is zoomed again at its point.
+    Only candidates: the caller checks each exactly, with its pattern."""
+    from scipy.optimize import linprog
+
+    from numerics.rob.bracket_net import WIDER_BOXES
+
+    if not (net.sphere and net.hyper_exact) or x is None or not np.all(np.isfinite(x)):
+        return []
+    idx = np.asarray(idx, int)
+    d = net.d
+    W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
+    near = np.abs(W @ x + b) <= 1e-6 * (nw + np.abs(b))
+    if not near.any():
+        return []
+    p = x - np.linalg.lstsq(W[near], W[near] @ x + b[near], rcond=None)[0]
+    if not (np.all(np.isfinite(p)) and np.linalg.norm(p) > 0.5):
+        return []
+    pq = sphere_point([to_fmpq(t) for t in p])
+    thr = 1e-12 * (nw + np.abs(b))
+    out = []
+    for _ in range(rounds):
+        pf = np.array([fmpq_float(t) for t in pq])
+        T = np.linalg.qr(np.column_stack([pf, np.eye(d)]))[0][:, 1:d]     # p̃'s tangent plane (floats: a heuristic)
+        Tq = [[to_fmpq(T[r, c]) for c in range(d - 1)] for r in range(d)]
+        Z = net.Wq * fmpq_mat(d, 1, pq)
+        r = [Z[int(j), 0] + net.bq[int(j)] for j in idx]
+        rf = np.array([fmpq_float(t) for t in r])
+        near = np.abs(rf) <= thr
+        if not near.any():
+            return out
+        kap_e = math.frexp(float(np.max(np.abs(rf[near]))))[1] if np.any(rf[near]) else -60
+        kappa = math.ldexp(1.0, kap_e)
+        far = ~near
+        if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(d) * kappa * nw[far]):
+            return out                                 # far rows not clearly on their side at p̃: not a tiny cell
+        A = np.hstack([-sg[near][:, None] * (W[near] @ T), nw[near][:, None]])
+        kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
+        t, zeta = -math.inf, None
+        for beta in (1.0,) + tuple(WIDER_BOXES):
+            res = linprog(np.r_[np.zeros(d - 1), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
+                          bounds=[(-beta, beta)] * (d - 1) + [(None, 1.0)], method="highs")
+            if res.status == 0 and -res.fun > 0:
+                t, zeta = -res.fun, res.x[:d - 1]
+                break
+        if zeta is None:
+            return out
+        zq = [to_fmpq(z) for z in zeta]
+        x0 = [pq[r_] + kq * sum((Tq[r_][c] * zq[c] for c in range(d - 1)), fmpq(0)) for r_ in range(d)]
+        pq = sphere_point(x0)
+        out.append(pq)
+        if t > 1e-7:
+            return out
+        thr = 1e-4 * kappa * nw                         # a cell far smaller than κ: zoom again at its point
+    return out
+
+
+def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
+    """True when the closed cell misses the closed ball, proved exactly, for a cell that float rounding leaves ~1e-17
+    beyond the boundary (rows meant to meet at a point of the sphere, whose exact intersection lies just outside it):
+    d rows of the cell near x whose exact common point q has ‖q‖ > R, p̃ the exact rational point of the unit sphere
+    nearest q/‖q‖ (:func:`sphere_point`) and y = M⁻ᵀp̃ exactly (M the rows s_jW_j) with y ≥ 0 and R + Σ y_j s_j b_j ≤ 0:
+    then Σ y_j s_j(W_j·x + b_j) = p̃·x + Σ y_j s_j b_j ≤ R + Σ y_j s_j b_j ≤ 0 on the closed ball, while it is > 0 on
+    the open cell (the ball's Farkas certificate with ‖N‖ = 1 exactly, which a float multiplier cannot reach at this
+    scale). The rows come from the support of the scaled LP min p̃·ζ over the cell (HiGHS), else from the d-subsets
+    of the rows through ~x (at most ``max_subsets``)."""
+    from itertools import combinations, islice
+
+    from scipy.optimize import linprog
+
+    if not net.hyper_exact or x is None or not np.all(np.isfinite(x)):
+        return False
+    idx = np.asarray(idx, int)
+    d = net.d
+    W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
+    near = np.flatnonzero(np.abs(W @ x + b) <= 1e-6 * (nw + np.abs(b)))
+    if len(near) < d:
+        return False
+    cands = []
+    pf = x / max(np.linalg.norm(x), 1e-300)
+    res = linprog(pf, A_ub=-sg[near][:, None] * W[near], b_ub=sg[near] * (W[near] @ x + b[near]),
+                  bounds=[(None, None)] * d, method="highs-ds")
+    if res.status == 0:
+        mu = -np.asarray(res.ineqlin.marginals, float)
+        sup = [int(near[k]) for k in np.flatnonzero(mu > 1e-12 * max(1.0, float(np.max(mu))))]
+        if len(sup) == d:
+            cands.append(sup)
+    cands += [list(c) for c in islice(combinations(near.tolist(), d), max_subsets)]
+    Rq = to_fmpq(net.R)
+    for sup in cands:
+        rows = [int(idx[k]) for k in sup]
+        s = [1 if sg[k] > 0 else -1 for k in sup]
+        M = fmpq_mat(d, d, [s[a] * net.Wq[rows[a], c] for a in range(d) for c in range(d)])
+        try:
+            q = M.solve(fmpq_mat(d, 1, [-s[a] * net.bq[rows[a]] for a in range(d)]))
+        except ZeroDivisionError:
+            continue
+        qq = [q[c, 0] for c in range(d)]
+        if not sum((t * t for t in qq), fmpq(0)) > net.R2q:
+            continue
+        y = M.transpose().solve(fmpq_mat(d, 1, sphere_point(qq)))
+        ys = [y[a, 0] for a in range(d)]
+        if all(t >= 0 for t in ys) and any(t > 0 for t in ys) and \
+                Rq + sum((ys[a] * s[a] * net.bq[rows[a]] for a in range(d)), fmpq(0)) <= 0:
+            return True
+    return False
