@@ -162,7 +162,7 @@ def test_without_the_beyond_certificate_the_empty_micro_cell_holds_the_upper_end
 
 
 def _concurrent_net(rng, d, radius):
-    """d + 2 hyperplanes through the point p with ‖p‖ = radius (exact binary rationals up to the float rounding of b)."""
+    """d + 2 hyperplanes through p, ‖p‖ = radius (exact binary rationals up to the float rounding of b)."""
     p = rng.standard_normal(d)
     p *= radius / np.linalg.norm(p)
     W = rng.standard_normal((d + 2, d))
