@@ -113,7 +113,13 @@ def test_a_cell_pinched_where_a_line_touches_the_sphere_is_proved_empty():
 
 
 def test_without_the_pinch_the_tangent_line_cell_holds_the_upper_end(monkeypatch):
+    # both certificates decide it (the line's foot is the tangency point, ‖q‖ = 1 exactly): each alone, then neither
+    for off in ("pinched_empty", "beyond_empty"):
+        with monkeypatch.context() as mp:
+            mp.setattr(KB, off, lambda *a: False)
+            assert _bracket(AXIS).upper <= 4.625 * (1 + 1e-8)
     monkeypatch.setattr(KB, "pinched_empty", lambda *a: False)
+    monkeypatch.setattr(KB, "beyond_empty", lambda *a: False)
     _, up = _exact(AXIS)
     assert _bracket(AXIS).upper > 1.2 * up             # the empty cell's ‖g‖ = (3.425² + 5.825²)^½ … on S ≈ 5.825
 

@@ -245,9 +245,10 @@ def cap_points(net, idx, sg):
     return out
 
 
-def _flat_foot(net, rows):
+def _flat_foot(net, rows, with_rows: bool = False):
     """The point nearest 0 of the flat where the given rows (nearest first) vanish, exactly: rows are taken greedily
-    while they raise the rank and keep the system consistent (at most d), then p = Aᵀ(AAᵀ)⁻¹(−b_A). None if none."""
+    while they raise the rank and keep the system consistent (at most d), then p = Aᵀμ, μ = (AAᵀ)⁻¹(−b_A). None if
+    none. ``with_rows``: (p, the rows taken, μ)."""
     d = net.d
     sel, rank = [], 0
     for j in rows:
@@ -268,7 +269,8 @@ def _flat_foot(net, rows):
     except ZeroDivisionError:
         return None
     P = A.transpose() * mu
-    return [P[c, 0] for c in range(d)]
+    p = [P[c, 0] for c in range(d)]
+    return (p, sel, [mu[k, 0] for k in range(len(sel))]) if with_rows else p
 
 
 def pinched_empty(net, idx, sg, x) -> bool:
@@ -379,14 +381,16 @@ def sphere_zoom_points(net, idx, sg, x, rounds: int = 4):
 
 
 def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
-    """True when the closed cell misses the closed ball, proved exactly, for a cell that float rounding leaves ~1e-17
-    beyond the boundary (rows meant to meet at a point of the sphere, whose exact intersection lies just outside it):
-    d rows of the cell near x whose exact common point q has ‖q‖ > R, p̃ the exact rational point of the unit sphere
-    nearest q/‖q‖ (:func:`sphere_point`) and y = M⁻ᵀp̃ exactly (M the rows s_jW_j) with y ≥ 0 and R + Σ y_j s_j b_j ≤ 0:
-    then Σ y_j s_j(W_j·x + b_j) = p̃·x + Σ y_j s_j b_j ≤ R + Σ y_j s_j b_j ≤ 0 on the closed ball, while it is > 0 on
-    the open cell (the ball's Farkas certificate with ‖N‖ = 1 exactly, which a float multiplier cannot reach at this
-    scale). The rows come from the support of the scaled LP min p̃·ζ over the cell (HiGHS), else from the d-subsets
-    of the rows through ~x (at most ``max_subsets``)."""
+    """True when the closed cell meets the closed ball at most at one point of the sphere, proved exactly, for a cell
+    that rows meant to touch the sphere (or to meet on it) leave, after float rounding, ~1e-17 beyond it or exactly at
+    it: a set of rows of the cell through ~x whose flat's point nearest 0, q (exact, :func:`_flat_foot`), has
+    ‖q‖ ≥ R, with q = Σ y_j s_j W_j for y ≥ 0 (y ≠ 0) on those rows. Then Σ y_j s_j b_j = −‖q‖² (the rows vanish
+    at q), so N = q and T = −‖q‖² pass the ball's Farkas test in its exact rational form, T ≤ 0 and T² ≥ R²‖N‖²:
+    Σ y_j s_j(W_j·x + b_j) = q·x − ‖q‖² ≤ R‖q‖ − ‖q‖² ≤ 0 on the closed ball, while it is > 0 on the open cell. No
+    norm is taken, so the tangent case ‖q‖ = R is decided too (a flat of any dimension tangent to the sphere, of which
+    :func:`pinched_empty` is the point case). The row sets tried: all rows through ~x (greedily independent), the
+    support of the LP min x̂·ζ over the cell near x (HiGHS), and the subsets of the rows through ~x by size (at most
+    ``max_subsets``)."""
     from itertools import combinations, islice
 
     from scipy.optimize import linprog
@@ -396,34 +400,37 @@ def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
     idx = np.asarray(idx, int)
     d = net.d
     W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
-    near = np.flatnonzero(np.abs(W @ x + b) <= 1e-6 * (nw + np.abs(b)))
-    if len(near) < d:
+    res_n = np.abs(W @ x + b) / (nw + np.abs(b))
+    near = [int(k) for k in np.argsort(res_n, kind="stable") if res_n[k] <= 1e-6]
+    if not near:
         return False
-    cands = []
-    pf = x / max(np.linalg.norm(x), 1e-300)
-    res = linprog(pf, A_ub=-sg[near][:, None] * W[near], b_ub=sg[near] * (W[near] @ x + b[near]),
-                  bounds=[(None, None)] * d, method="highs-ds")
-    if res.status == 0:
-        mu = -np.asarray(res.ineqlin.marginals, float)
-        sup = [int(near[k]) for k in np.flatnonzero(mu > 1e-12 * max(1.0, float(np.max(mu))))]
-        if len(sup) == d:
-            cands.append(sup)
-    cands += [list(c) for c in islice(combinations(near.tolist(), d), max_subsets)]
-    Rq = to_fmpq(net.R)
+    cands = [near]
+    xn = x / max(np.linalg.norm(x), 1e-300)
+    lp = linprog(xn, A_ub=-sg[near][:, None] * W[near], b_ub=sg[near] * (W[near] @ x + b[near]),
+                 bounds=[(-1.0, 1.0)] * d, method="highs-ds")
+    if lp.status == 0:
+        mu = -np.asarray(lp.ineqlin.marginals, float)
+        cands.append([near[k] for k in np.flatnonzero(mu > 1e-12 * max(1.0, float(np.max(mu))))])
+    by_size = (list(c) for r in range(1, min(d, len(near)) + 1) for c in combinations(near, r))
+    cands += list(islice(by_size, max_subsets))
+    seen = set()
     for sup in cands:
-        rows = [int(idx[k]) for k in sup]
-        s = [1 if sg[k] > 0 else -1 for k in sup]
-        M = fmpq_mat(d, d, [s[a] * net.Wq[rows[a], c] for a in range(d) for c in range(d)])
-        try:
-            q = M.solve(fmpq_mat(d, 1, [-s[a] * net.bq[rows[a]] for a in range(d)]))
-        except ZeroDivisionError:
+        key = tuple(sorted(sup))
+        if not sup or key in seen:
             continue
-        qq = [q[c, 0] for c in range(d)]
-        if not sum((t * t for t in qq), fmpq(0)) > net.R2q:
+        seen.add(key)
+        found = _flat_foot(net, [int(idx[k]) for k in sup], with_rows=True)
+        if found is None:
             continue
-        y = M.transpose().solve(fmpq_mat(d, 1, sphere_point(qq)))
-        ys = [y[a, 0] for a in range(d)]
-        if all(t >= 0 for t in ys) and any(t > 0 for t in ys) and \
-                Rq + sum((ys[a] * s[a] * net.bq[rows[a]] for a in range(d)), fmpq(0)) <= 0:
+        q, rows, mu = found
+        q2 = sum((t * t for t in q), fmpq(0))
+        if not (q2 > 0 and q2 >= net.R2q):
+            continue
+        sgn = {int(idx[k]): (1 if sg[k] > 0 else -1) for k in sup}
+        y = [mu[a] * sgn[r] for a, r in enumerate(rows)]       # Σ y_j s_j W_j = Σ μ_j W_j = q exactly
+        if any(t < 0 for t in y) or not any(t > 0 for t in y):
+            continue
+        T = sum((mu[a] * net.bq[r] for a, r in enumerate(rows)), fmpq(0))
+        if T <= 0 and T * T >= net.R2q * q2:
             return True
     return False
