@@ -296,10 +296,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             want[idx] = sg > 0                      # the leaf's pattern, in the units' own order
             want = tuple(bool(w) for w in want)
             res = net.socp(idx, sg)
-            if res is None:
-                return V, src, KEPT_UNDECIDED
-            t, x, y = res
-            if t <= 1e-9 and (net.farkas(idx, sg, y) or needle_empty(net, idx, sg)
+            # a failed SOCP (a cell at the solver's resolution) still gets the exact constructions below, without x
+            t, x, y = res if res is not None else (0.0, None, None)
+            if t <= 1e-6 and (y is not None and net.farkas(idx, sg, y) or needle_empty(net, idx, sg)
                               or sphere and pinched_empty(net, idx, sg, x) or beyond_empty(net, idx, sg, x)):
                 shut["region empty: Farkas certificate"] += 1
                 continue
@@ -314,8 +313,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                         continue
                     if not (zm is not None and srch.offer_exact(zm[1], pattern=want)
                             or srch.offer_exact_opt(needle_point(net, idx, sg), pattern=want)
-                            or t <= 1e-9 and any([srch.offer_exact(xc, pattern=want)
-                                                  for xc in cap_points(net, idx, sg)])):
+                            or any([srch.offer_exact(xc, pattern=want) for xc in cap_points(net, idx, sg)])):
                         return V, src, KEPT_UNDECIDED
                 heapq.heappush(h, (nV, i, True, src))
                 continue

@@ -21,7 +21,19 @@ import scipy.sparse as sp
 from flint import fmpq, fmpq_mat
 
 from numerics.fallbacks import reach
-from numerics.rob.bracket_ia import TINY, U, gamma_n, iv_add, iv_matmul, norm_up, round_up, shor_bound, sqrt_up, to_fmpq
+from numerics.rob.bracket_ia import (
+    TINY,
+    U,
+    fmpq_float,
+    gamma_n,
+    iv_add,
+    iv_matmul,
+    norm_up,
+    round_up,
+    shor_bound,
+    sqrt_up,
+    to_fmpq,
+)
 from numerics.rob.bracket_sdp import sphere_cell_bound
 
 __all__ = ["BracketNet", "SRC_SHOR", "SRC_TRIANGLE"]
@@ -405,14 +417,17 @@ class BracketNet:
         idx = np.asarray(idx, int)
         W, b, nw = self.W[idx], self.b[idx], self.nW[idx]
         z = W @ x + b
-        near = np.abs(z) <= 1e-6 * (nw + np.abs(b))          # the hyperplanes through ~x: they fix p
+        near = np.abs(z) <= 1e-4 * (nw + np.abs(b))          # the hyperplanes through ~x: they fix p
         if not near.any():
             return None
         Wn = W[near]
         corr = np.linalg.lstsq(Wn, Wn @ x + b[near], rcond=None)[0]
         p = x - corr
-        if not np.all(np.isfinite(p)) or float(p @ p) >= (self.R * (1 - 1e-6)) ** 2:
+        if not np.all(np.isfinite(p)) or float(p @ p) >= (self.R * (1 + 1e-6)) ** 2:
             return None
+        # a point at the ball's edge (planes meant to meet on the sphere): the ball enters the zoomed LP as the row
+        # 2p·ζ ≤ (R² − ‖p‖²)/κ (its tangent half-space at scale κ; the exact check of the point decides)
+        edge = float(p @ p) >= (self.R * (1 - 1e-6)) ** 2
         reach("rob.bracket/zoom_exact")
         pq = [to_fmpq(t) for t in p]
         thr = 1e-12 * (nw + np.abs(b))                      # through p up to rounding: the zoomed rows
@@ -430,7 +445,13 @@ class BracketNet:
             if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(self.d) * kappa * nw[far]):
                 return None                            # far rows not clearly on their side at p: not a tiny cell
             A = np.hstack([-sg[near][:, None] * Wn, nw[near][:, None]])
-            res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
+            rhs = sg[near] * rf[near] / kappa
+            if edge:
+                pf = np.array([fmpq_float(t) for t in pq])
+                room = fmpq_float(self.R2q - sum((t * t for t in pq), fmpq(0))) / kappa
+                A = np.vstack([A, np.r_[2 * pf, 2 * np.linalg.norm(pf)]])
+                rhs = np.r_[rhs, room]
+            res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=rhs,
                           bounds=[(-1, 1)] * self.d + [(None, 1.0)], method="highs")
             if res.status != 0:
                 return None
@@ -443,6 +464,8 @@ class BracketNet:
             # the scaled LP's duals: y ≥ 0 with Σ y_j s_j W_j ≈ 0 and Σ y_j s_j r_j/κ ≈ t* < 0 — at this scale a
             # robust candidate; then the basic solution of the unscaled LP. Both are checked exactly (T from the
             # exact b).
+            if edge:
+                return None                            # the certificates below know the rows, not the ball's row
             if self._try_certificate(rows, sn, -np.asarray(res.ineqlin.marginals, float)) or \
                     self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn, rf[near] / kappa)) or \
                     self._try_certificate(rows, sn, self._basic_kernel_y(rows, sn)):
@@ -451,7 +474,7 @@ class BracketNet:
                 # no certificate: the box ‖ζ‖∞ ≤ 1 may be what is infeasible (nearly parallel rows make a tiny cell
                 # much longer than κ): wider boxes, whose point the caller checks exactly
                 for beta in WIDER_BOXES:
-                    res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
+                    res = linprog(np.r_[np.zeros(self.d), -1.0], A_ub=A, b_ub=rhs,
                                   bounds=[(-beta, beta)] * self.d + [(None, 1.0)], method="highs")
                     if res.status == 0 and -res.fun > 1e-7:
                         return "point", [pq[k] + kq * to_fmpq(res.x[k]) for k in range(self.d)]
