@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction as F
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from flint import arb, ctx, fmpq
 
 from numerics import rob as K
 from numerics.rob import bracket as KB
+from numerics.rob import bracket_needle as BN
 from numerics.rob.bracket import certified_bracket
 from numerics.rob.bracket_needle import beyond_empty, sphere_point
 from numerics.rob.bracket_net import BracketNet
@@ -214,3 +216,26 @@ def test_beyond_empty_proves_the_outward_cells_of_a_point_just_outside():
                 outward += 1
                 proved += beyond_empty(net, idx, sg, p)
     assert outward >= 5 and proved >= outward // 2
+
+
+# the falsifier's concentric draw: units 0 and 5 are one plane u·x = −1/7 up to rounding (3u, 3/7 and 0.3u, 3/70),
+# so their cell {0 off, 5 on} is a band of S ~1e-17 wide, cut by y ∈ (−3/4, −1/2); g ≈ −24.8 e_y there, so τ is
+# largest at the band's corner y → −1/2, where the constant 21.4879 is a supremum
+_Q = [[(140, 83), (49, 83), (200, 83)], [0, -1, 0], [0, -7, 0], [(-175, 249), (-245, 996), (-250, 249)],
+      [(175, 249), (245, 996), (250, 249)], [(14, 83), (49, 830), (20, 83)], [0, -10, 0], [0, 10, 0]]
+BAND = ([[float(F(*t)) if isinstance(t, tuple) else float(t) for t in r] for r in _Q],
+        [3 / 7, 0.625, -5.25, 5 / 14, 5497558138875 / 4398046511104, 3 / 70, -5.0, 5.0],
+        [5 / 3, 1.0, -3.0, 2.0, 1.0, -3.0, 7 / 3, -0.5], [0.0, 0.0, 0.0])
+
+
+def test_the_band_of_s_is_searched_to_its_corner():
+    lo, up = _exact(BAND)
+    br = _bracket(BAND)
+    assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
+    assert br.lower >= lo * (1 - 1e-9) and br.gap < 1e-8
+
+
+def test_without_the_arc_search_the_band_stops_short_of_its_corner(monkeypatch):
+    monkeypatch.setattr(BN, "_arc_best", lambda *a, **k: [])
+    lo, _ = _exact(BAND)
+    assert _bracket(BAND).lower < (1 - 1e-3) * lo

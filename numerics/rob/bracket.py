@@ -317,10 +317,11 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                         return V, src, KEPT_UNDECIDED
                 heapq.heappush(h, (nV, i, True, src))
                 continue
-            if t <= 1e-9:
-                for xc in cap_points(net, idx, sg) + sphere_needle_points(net, idx, sg) + \
+            if t <= 1e-6:                    # (the solver's margin on a degenerate cell can exceed its tolerance)
+                for xc in cap_points(net, idx, sg) + sphere_needle_points(net, idx, sg, Gm[i]) + \
                         sphere_zoom_points(net, idx, sg, x):
                     srch.offer_exact(xc, pattern=want)   # a cap or a needle at S: can only raise the lower end
+            if t <= 1e-9:
                 if net.inside_ball(idx, sg):
                     shut["cell strictly inside the ball (sphere)"] += 1
                     continue                 # realised only strictly inside the ball: never on the sphere

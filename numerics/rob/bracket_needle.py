@@ -154,17 +154,129 @@ def sphere_point(xs) -> list:
     return xq
 
 
-def sphere_needle_points(net, idx, sg):
+def _needle_on_sphere(net, i, lam, Dq, cq, sp, sq, z):
+    """The exact point of S on the parallel circle W_i·x + b_i = u*, u* half way across the needle at the float
+    point z (which must open it: s_q(D·z + c) > 0, decided exactly), in the direction of z within the plane; or None."""
+    d = net.d
+    zq = [to_fmpq(t) for t in z]
+    ev = sum((Dq[col] * zq[col] for col in range(d)), fmpq(0)) + cq
+    if not (ev > 0 if sq > 0 else ev < 0):
+        return None
+    lam_abs = lam if lam > 0 else -lam
+    ustar = ev / (2 * lam_abs) * int(sp * sq)
+    Wi = [net.Wq[i, col] for col in range(d)]
+    n2 = sum((t * t for t in Wi), fmpq(0))
+    cen = [(ustar - net.bq[i]) / n2 * t for t in Wi]     # centre of the circle W_i·x + b_i = u* on S
+    rho2 = 1 - sum((t * t for t in cen), fmpq(0))
+    if not rho2 > 0:
+        return None
+    zi = sum((Wi[col] * zq[col] for col in range(d)), fmpq(0))
+    ev_dir = [zq[col] - zi / n2 * Wi[col] for col in range(d)]   # z's direction in the plane, exactly ⊥ W_i
+    old = ctx.prec
+    ctx.prec = PREC
+    try:
+        en = sum((arb(t) * arb(t) for t in ev_dir), arb(0)).sqrt()
+        if not en > 0:
+            return None
+        rho = arb(rho2).sqrt()
+        target = [arb(cen[col]) + rho * arb(ev_dir[col]) / en for col in range(d)]
+    finally:
+        ctx.prec = old
+    return sphere_point(target)
+
+
+def _circle_points(c0, rho, wi, e, g):
+    """Float points of the circle c0 + ρ·(unit vectors ⊥ wi): in the direction e, and where g·x is 0 (or least)."""
+    def unit(v):
+        v = v - (v @ wi) * wi
+        n = np.linalg.norm(v)
+        return v / n if n > 1e-300 else None
+    eh = unit(e)
+    pts = [c0 + rho * eh] if eh is not None else []
+    if g is None:
+        return pts
+    gp = unit(np.asarray(g, float))
+    if gp is None or eh is None:
+        return pts
+    k0 = -float(g @ c0) / (rho * float(np.linalg.norm(g - (g @ wi) * wi)))
+    w = unit(eh - (eh @ gp) * gp)
+    if abs(k0) <= 1 and w is not None:
+        for sgn in (1.0, -1.0):
+            pts.append(c0 + rho * (k0 * gp + sgn * math.sqrt(1 - k0 * k0) * w))
+    else:
+        pts.append(c0 + rho * math.copysign(1.0, k0) * gp)
+    return pts
+
+
+def _arc_best(W, b, sg, c0, rho, wi, z, g, rounds: int = 3, grid: int = 721):
+    """Float points of the circle c0 + ρ·(unit ⊥ wi) where the rows s_r(W_r·x + b_r) > 0 hold and |g·x| is least (τ
+    greatest): from z, along the great circle of the circle's plane towards the in-plane direction that lowers |g·x|,
+    the feasible arc through z found on a grid and its ends by bisection, then its best point (an end of the arc is
+    stepped ~1e-13 inside; the sup of τ on a cell is often at its boundary). A heuristic: the caller checks exactly."""
+    def unit(v):
+        v = v - (v @ wi) * wi
+        n = np.linalg.norm(v)
+        return v / n if n > 1e-300 else None
+
+    e1 = unit(z - c0)
+    out = []
+    for _ in range(rounds):
+        if e1 is None:
+            break
+        x0 = c0 + rho * e1
+        gp = unit(-np.sign(g @ x0) * g)
+        e2 = unit(gp - (gp @ e1) * e1) if gp is not None else None
+        if e2 is None:
+            break
+        th = np.linspace(-np.pi, np.pi, grid)
+
+        def ok(t, e1=e1, e2=e2):
+            x = c0 + rho * (np.cos(t)[:, None] * e1 + np.sin(t)[:, None] * e2)
+            return np.all(sg * (x @ W.T + b) > 0, axis=1), x
+
+        good, X = ok(th)
+        k0 = grid // 2                                   # θ = 0 (the point z)
+        if not good[k0]:
+            break
+        lo_k, hi_k = k0, k0
+        while lo_k > 0 and good[lo_k - 1]:
+            lo_k -= 1
+        while hi_k < grid - 1 and good[hi_k + 1]:
+            hi_k += 1
+        ends = []
+        for k_in, k_out in ((lo_k, lo_k - 1), (hi_k, hi_k + 1)):
+            if not 0 <= k_out < grid:
+                continue
+            a, c = th[k_in], th[k_out]                   # a feasible, c not: bisect to the boundary
+            for _ in range(60):
+                mid = 0.5 * (a + c)
+                if ok(np.array([mid]))[0][0]:
+                    a = mid
+                else:
+                    c = mid
+            ends.append(a - 1e-13 * np.sign(a - th[k0]) if a != th[k0] else a)
+        cand = np.r_[th[lo_k:hi_k + 1], ends]
+        g_ok, Xc = ok(cand)
+        if not g_ok.any():
+            break
+        Xc = Xc[g_ok]
+        best = Xc[int(np.argmin(np.abs(Xc @ g)))]
+        out.append(best)
+        e1 = unit(best - c0)
+    return out
+
+
+def sphere_needle_points(net, idx, sg, g=None):
     """Exact rational points of the unit sphere proposed for the cell (signs sg on idx) when it is the needle of a pair
     of nearly coincident rows facing each other (a band of S ~1e-17 wide that no float point lies in): for each such
     pair, a float point z of the other rows on the small circle {W_i·x + b_i = 0} ∩ S where the needle opens (an SOCP
-    scaled by the exact difference row, pushed out along the plane), then the point of S on the parallel circle
-    W_i·x + b_i = u*, u* half way across the needle at z, in the direction of z (arb, 2⁻²⁴⁰), made an exact point of S
-    by :func:`sphere_point`. Only candidates: the caller checks each exactly, with its pattern."""
+    scaled by the exact difference row, pushed out along the plane) and, with the cell's gradient ``g``, the points of
+    that circle where g·x = 0 (τ = ‖g‖ there) or is least; then for each, the point of S on the parallel circle
+    W_i·x + b_i = u*, u* half way across the needle there, in the same direction (arb, 2⁻²⁵⁶), made an exact point of
+    S by :func:`sphere_point`. Only candidates: the caller checks each exactly, with its pattern."""
     if not (net.sphere and net.hyper_exact):
         return []
     idx = np.asarray(idx, int)
-    d = net.d
     W, b = net.W[idx], net.b[idx]
     out = []
     for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
@@ -178,38 +290,23 @@ def sphere_needle_points(net, idx, sg):
         if res is None or not res[0] > 0:
             continue
         wi = net.W[i] / net.nW[i]
-        c0 = -float(net.b[i]) / float(net.nW[i]) * wi          # the small circle's centre
+        off = -float(net.b[i]) / float(net.nW[i])
+        c0 = off * wi                                    # the small circle's centre
+        rho = math.sqrt(max(1.0 - off * off, 0.0))
         e = res[1] - c0
         e -= (e @ wi) * wi
-        if not np.linalg.norm(e) > 1e-12:
+        if not (np.linalg.norm(e) > 1e-12 and rho > 0):
             continue
         r2 = net.socp(idx[others], sg[others], obj=e / np.linalg.norm(e), tfix=0.5 * float(res[0]), **kw)
         z = r2[1] if r2 is not None else res[1]
-        zq = [to_fmpq(t) for t in z]
-        ev = sum((Dq[col] * zq[col] for col in range(d)), fmpq(0)) + cq
-        if not (ev > 0 if sg[q] > 0 else ev < 0):
-            continue
-        lam_abs = lam if lam > 0 else -lam
-        ustar = ev / (2 * lam_abs) * int(sg[p] * sg[q])
-        Wi = [net.Wq[i, col] for col in range(d)]
-        n2 = sum((t * t for t in Wi), fmpq(0))
-        cen = [(ustar - net.bq[i]) / n2 * t for t in Wi]     # centre of the circle W_i·x + b_i = u* on S
-        rho2 = 1 - sum((t * t for t in cen), fmpq(0))
-        if not rho2 > 0:
-            continue
-        zi = sum((Wi[col] * zq[col] for col in range(d)), fmpq(0))
-        ev_dir = [zq[col] - zi / n2 * Wi[col] for col in range(d)]   # z's direction in the plane, exactly ⊥ W_i
-        old = ctx.prec
-        ctx.prec = PREC
-        try:
-            en = sum((arb(t) * arb(t) for t in ev_dir), arb(0)).sqrt()
-            if not en > 0:
-                continue
-            rho = arb(rho2).sqrt()
-            target = [arb(cen[col]) + rho * arb(ev_dir[col]) / en for col in range(d)]
-        finally:
-            ctx.prec = old
-        out.append(sphere_point(target))
+        zs = [z] + _circle_points(c0, rho, wi, z - c0, g)
+        if g is not None and len(others):
+            zs += _arc_best(W[others], b[others], sg[others], c0, rho, wi, c0 + rho * (z - c0) / max(
+                np.linalg.norm(z - c0), 1e-300), np.asarray(g, float))
+        for zc in zs:
+            xq = _needle_on_sphere(net, i, lam, Dq, cq, sg[p], sg[q], zc)
+            if xq is not None:
+                out.append(xq)
     return out
 
 
