@@ -239,3 +239,19 @@ def test_without_the_arc_search_the_band_stops_short_of_its_corner(monkeypatch):
     monkeypatch.setattr(BN, "_arc_best", lambda *a, **k: [])
     lo, _ = _exact(BAND)
     assert _bracket(BAND).lower < (1 - 1e-3) * lo
+
+
+# the falsifier's cancel_1e6 draw with exactly parallel rows (W₀ = 1.75·W₄ exactly in float64, b₀ = 1.5 against
+# 1.75·b₄ = 1.4999999999999999 rounded): a slab of S ~1e-17 wide, open along the whole circle, where the gradient is
+# ~2.9e6 (the needle routine skipped exactly parallel pairs)
+SLAB = ([[0.0, 0.0, 5.25], [0.375, 0.0, -1.0], [0.0, 0.0, -0.5], [0.0, -1.4285714285714286, 1.5625], [0.0, 0.0, 3.0]],
+        [1.5, -1.3333333333333333, 0.5, -1.5, 0.8571428571428571],
+        [-571428.5708571429, -2.5714285714285716, -0.6875, -1.25, 1000000.0], [0.0, 0.0, 0.0])
+
+
+def test_a_slab_between_exactly_parallel_rows_is_hit_on_the_sphere():
+    lo, up = _exact(SLAB)
+    assert up > 1e6
+    br = _bracket(SLAB)
+    assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
+    assert br.lower >= lo * (1 - 1e-9)

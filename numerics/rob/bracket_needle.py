@@ -101,11 +101,13 @@ def needle_point(net, idx, sg):
     for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
         D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
         nD = float(np.linalg.norm(D))
-        if nD == 0.0:
-            continue                                    # exactly parallel: no needle (a Farkas certificate decides)
-        # the needle opens where s_j(D·x + c) > 0: on u = 0 in the ball, with the other rows, scaled by ‖D‖
+        if nD == 0.0 and not (cq > 0 if sg[q] > 0 else cq < 0):
+            continue                                    # exactly parallel and closed (a Farkas certificate decides)
+        # the needle opens where s_j(D·x + c) > 0: on u = 0 in the ball, with the other rows, scaled by ‖D‖ (exactly
+        # parallel rows with s_j c > 0: a slab of constant width, open everywhere on the plane)
         others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
-        res = net.socp(idx[others], sg[others], eq=(W[p], b[p]), extra=(sg[q] * D[None] / nD, [sg[q] * c / nD]))
+        res = net.socp(idx[others], sg[others], eq=(W[p], b[p]),
+                       extra=None if nD == 0.0 else (sg[q] * D[None] / nD, [sg[q] * c / nD]))
         if res is None or not res[0] > 0:
             continue
         t = float(res[0])
@@ -282,10 +284,10 @@ def sphere_needle_points(net, idx, sg, g=None):
     for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
         D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
         nD = float(np.linalg.norm(D))
-        if nD == 0.0:
-            continue
+        if nD == 0.0 and not (cq > 0 if sg[q] > 0 else cq < 0):
+            continue                                    # exactly parallel and closed
         others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
-        kw = dict(eq=(W[p], b[p]), extra=(sg[q] * D[None] / nD, [sg[q] * c / nD]))
+        kw = dict(eq=(W[p], b[p]), extra=None if nD == 0.0 else (sg[q] * D[None] / nD, [sg[q] * c / nD]))
         res = net.socp(idx[others], sg[others], **kw)
         if res is None or not res[0] > 0:
             continue
