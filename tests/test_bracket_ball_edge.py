@@ -60,6 +60,7 @@ def test_a_float_missed_cap_is_proved_empty():
     assert up == 0.0                                  # the cap is empty: the net is affine on the ball
     br = _bracket(MISS)
     assert br.lower == 0.0 and br.upper <= 1e-290
+    assert br.gap == float("inf") and 0.0 <= br.abs_gap <= 1e-290     # relative gap undefined, absolute not
 
 
 def test_a_micro_cell_at_a_point_of_the_sphere_is_found_by_the_zoom_at_the_edge():

@@ -67,7 +67,7 @@ def hunt(d: int, sphere: bool, examples: int = 60, m_max: int = 14, time_limit: 
             lo, up = float(ref.lower), float(ref.upper)
             sound = br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
         row = {"kind": case["kind"], "m": len(b), "exact": up, "lower": br.lower, "upper": br.upper,
-               "gap": br.gap if math.isfinite(br.gap) else None, "status": br.status,
+               "gap": br.gap if math.isfinite(br.gap) else None, "abs_gap": br.abs_gap, "status": br.status,
                "seconds": round(time.perf_counter() - t0, 3), "sound": bool(sound),
                "upper_source": br.sources.get("upper end")}
         if status_only:

@@ -164,7 +164,13 @@ class Bracket:
 
     @property
     def gap(self) -> float:
+        """upper/lower − 1; inf when the lower end is 0 (a constant ~0, say two units that cancel exactly)."""
         return math.inf if self.lower <= 0 else self.upper / self.lower - 1.0
+
+    @property
+    def abs_gap(self) -> float:
+        """upper − lower: what the bracket says when the relative gap is undefined (a lower end of 0)."""
+        return self.upper - self.lower
 
 
 def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01, time_limit: float = 60.0,
