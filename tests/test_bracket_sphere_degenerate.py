@@ -255,3 +255,15 @@ def test_a_slab_between_exactly_parallel_rows_is_hit_on_the_sphere():
     br = _bracket(SLAB)
     assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
     assert br.lower >= lo * (1 - 1e-9)
+
+
+def test_units_that_cancel_exactly_give_the_exact_bracket_zero():
+    """10⁶ ReLU(x₁ − ½) − 5·10⁵ ReLU(2x₁ − 1) ≡ 0 on S⁷ (one hyperplane, exact cancellation): the pattern's gradient
+    is exactly 0, decided in rationals, so the bracket is [0, 0] and "exhausted" (it was [0, 9e-10], "gap open": the
+    interval enclosure of ±10⁶ sums, and an undefined relative gap)."""
+    W = [[1.0] + [0.0] * 7, [2.0] + [0.0] * 7]
+    br = certified_bracket(W, [-0.5, -1.0], [1e6, -5e5], [0.0] * 8, sphere=True, rel_gap=0.0, time_limit=10)
+    assert (br.lower, br.upper, br.status) == (0.0, 0.0, "exhausted")
+    br = certified_bracket(W, [-0.5, -1.0], [1e6, -5e5 * (1 + 2 ** -40)], [0.0] * 8, sphere=True, rel_gap=0.0,
+                           time_limit=10)
+    assert br.upper > 0.0                                # not exactly cancelling: the cell's gradient is not 0

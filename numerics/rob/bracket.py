@@ -301,6 +301,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             want = np.zeros(m, bool)
             want[idx] = sg > 0                      # the leaf's pattern, in the units' own order
             want = tuple(bool(w) for w in want)
+            if np.all(np.abs(Gm[i]) <= Gr[i]) and not any(net.exact_gradient(idx, sg)):
+                shut["bound ≤ lower end"] += 1      # g exactly 0 (units that cancel exactly): it adds 0 ≤ lower
+                continue
             res = net.socp(idx, sg)
             # a failed SOCP (a cell at the solver's resolution) still gets the exact constructions below, without x
             t, x, y = res if res is not None else (0.0, None, None)
@@ -548,7 +551,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             team[0].child_exit(part_result)
         held, status, crew = merge_team(team[0], status)
     upper_raw, held_by = max(held, key=lambda t: t[0])     # ties: the first (the lower end, then closed bounds)
-    upper = float(np.nextafter(upper_raw, np.inf))
+    # (every bound ≤ 0 = the lower end: the constant is exactly 0, say units that cancel exactly, and 0 is its bound)
+    upper = 0.0 if upper_raw == 0.0 else float(np.nextafter(upper_raw, np.inf))
     if status in ("exhausted", "gap reached") and upper > best["low"] * (1 + rel_gap) * (1 + 1e-9):
         status = "gap open"     # every node closed, but the ends stay further apart than the target gap
     if best["x"] is None:
