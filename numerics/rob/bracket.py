@@ -79,6 +79,12 @@ cells that nearly concurrent hyperplanes make next to their common point inside 
 subtree, when :meth:`BracketNet.inside_ball` proves that the cell ∩ ball lies strictly inside the ball. When the
 tree is exhausted with the upper end above (1 + rel_gap)·lower — the pieces could not be cut lower — the status is
 "gap open" (never "exhausted", which means converged), and the gap stated is the one proved.
+
+Degenerate cells (floats read exactly: planes meant to touch the sphere or to meet on it, units ±10⁶ on one plane) are
+decided in :mod:`numerics.rob.bracket_needle`: a leaf pattern whose SOCP margin is ≤ 1e-6 (or whose SOCP fails) is
+offered exact points (caps, needles and slabs on S or in the ball, the zoom in the ball and on the sphere) and exact
+emptiness certificates; a sphere leaf of margin ≤ 0 is still bounded on S (δ, Shor + RLT, pieces) instead of at ‖g‖;
+a pattern whose gradient is exactly 0 adds 0, so exact cancellation gives the bracket [0, 0].
 """
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
-r"""The needle between two nearly coincident hyperplanes: its emptiness (ball and sphere) and a point of it (ball),
-in exact rationals.
+r"""Cells that float rounding makes or unmakes at the scale of 1e-17, decided in exact rationals: the needle between two
+nearly coincident hyperplanes (its emptiness, and a point of it in the ball and on the sphere), caps at the boundary,
+micro-cells around a point of S that several hyperplanes were meant to pass through (the sphere's zoom), and cells
+that rounding leaves just beyond the boundary or touching it (the exact Farkas pair of a flat whose foot has
+‖q‖ ≥ R: :func:`beyond_empty`, of which :func:`pinched_empty` is the point case). Every function proposes points to be
+checked exactly by the caller, or proves emptiness exactly; none trusts a float.
 
 Two float rows i, j that are equal up to rounding after scaling (W_j ≈ λW_i, b_j ≈ λb_i, as a net with cancelling
 units of ±10⁶ has them) bound, with opposite sides, a cell that no float solver sees: with λ = W_jk/W_ik exactly
@@ -19,7 +23,10 @@ needle, computed exactly; the caller checks it exactly (:meth:`BracketNet.exact`
 trusted. Used when the SOCP margin is ~0, no Farkas certificate exists and the zoom
 finds no point. On the sphere the needle is a band of S ~1e-17 wide around a small circle: its point is placed on the
 parallel circle half way across the band in arb arithmetic (2⁻²⁵⁶) and made an exact point of S by the inverse
-stereographic map of a rounded projection (:func:`sphere_needle_points`, :func:`sphere_point`).
+stereographic map of a rounded projection (:func:`sphere_needle_points`, :func:`sphere_point`), at the SOCP's point,
+where g·x = 0 on the circle, and at the end of the band's arc where τ is largest (:func:`_arc_best`: the constant is
+often a supremum at a cell's boundary). Exactly parallel rows (D = 0) with s_j c > 0 bound a slab of constant width,
+open along the whole plane: the same construction without the D row.
 """
 from __future__ import annotations
 
