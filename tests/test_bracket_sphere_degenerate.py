@@ -24,10 +24,11 @@ from flint import arb, ctx, fmpq
 
 from numerics import rob as K
 from numerics.rob import bracket as KB
-from numerics.rob import bracket_needle as BN
+from numerics.rob import bracket_sphere_cells as BN
 from numerics.rob.bracket import certified_bracket
-from numerics.rob.bracket_needle import beyond_empty, sphere_point
+from numerics.rob.bracket_needle import beyond_empty
 from numerics.rob.bracket_net import BracketNet
+from numerics.rob.bracket_sphere_cells import sphere_point
 
 CANCEL = ([[0.6, 0.8, 0.0], [1.8, 2.4, 0.0]], [0.0, 0.0], [1000000.0, -333333.3333333333], [0.0, 0.0, 0.0])
 NEAR_PARALLEL = ([[2.788381742738589, 2.091286307053942, -6.070539419087137],
@@ -236,7 +237,7 @@ def test_the_band_of_s_is_searched_to_its_corner():
 
 
 def test_without_the_arc_search_the_band_stops_short_of_its_corner(monkeypatch):
-    monkeypatch.setattr(BN, "_arc_best", lambda *a, **k: [])
+    monkeypatch.setattr(BN, "arc_best", lambda *a, **k: [])
     lo, _ = _exact(BAND)
     assert _bracket(BAND).lower < (1 - 1e-3) * lo
 
@@ -267,3 +268,55 @@ def test_units_that_cancel_exactly_give_the_exact_bracket_zero():
     br = certified_bracket(W, [-0.5, -1.0], [1e6, -5e5 * (1 + 2 ** -40)], [0.0] * 8, sphere=True, rel_gap=0.0,
                            time_limit=10)
     assert br.upper > 0.0                                # not exactly cancelling: the cell's gradient is not 0
+
+
+# the falsifier's edge_threshold draw: W₀ = (95, −168)/193/3 in (y, z), b₀ = −1/3, a plane meant to touch S that
+# float64 leaves cutting a cap ~1e-17 deep; g = a₀W₀ is along the cap's axis, so τ ≈ 3.3e-9 only at the cap's rim
+CAP = ([[0.0, 0.16407599309153714, -0.29015544041450775], [0.0, -1.3333333333333333, 1.0]],
+       [-0.3333333333333333, -2.3125], [-2.6666666666666665, 2.5], [0.0, 0.0, 0.0])
+
+
+def test_a_float_cap_on_the_sphere_is_bounded_and_reached_at_its_rim():
+    lo, up = _exact(CAP)
+    assert 1e-9 < up < 1e-8
+    br = _bracket(CAP)
+    assert br.lower <= up * (1 + 1e-12) and br.upper >= lo * (1 - 1e-12)
+    assert br.gap < 1e-6                               # was [1.5e-17, 2.3e-5]: the relaxation cannot resolve the cap
+
+
+def test_without_the_cap_bound_and_rim_the_cap_stays_open(monkeypatch):
+    monkeypatch.setattr(KB, "cap_bound", lambda *a: float("inf"))
+    monkeypatch.setattr(KB, "cap_rim_points", lambda *a: [])
+    _, up = _exact(CAP)
+    br = _bracket(CAP)
+    assert br.upper > 100 * up and br.lower < 0.01 * up
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cap_bound_holds_at_sampled_points_of_the_cap(seed):
+    """τ at points of the cap ∩ cell (sampled on S near the axis, kept where the signs hold) never exceeds the bound."""
+    rng = np.random.default_rng(seed)
+    d = 3 + seed % 3
+    w = rng.standard_normal(d)
+    w /= np.linalg.norm(w)
+    depth = 10.0 ** -rng.integers(7, 12)                 # the caps the routine takes: depth below 1e-6
+    W = np.vstack([w, rng.standard_normal((2, d))])
+    b = np.r_[-(1 - depth), rng.standard_normal(2) * 0.3]
+    a = rng.standard_normal(3)
+    net = BracketNet(W, b, a, np.zeros(d), True, 1.0, None)
+    net.deadline = float("inf")
+    th = math.acos(1 - depth)
+    for sg2 in ((1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)):
+        idx, sg = np.arange(3), np.array([1.0, *sg2])
+        gq = net.exact_gradient(idx, sg)
+        g = np.array([float(t) for t in gq])
+        bound = BN.cap_bound(net, idx, sg, gq)
+        assert bound < math.inf
+        for _ in range(300):
+            e = rng.standard_normal(d)
+            e -= (e @ w) * w
+            e /= np.linalg.norm(e)
+            x = math.cos(th * rng.random() ** 0.5) * w
+            x = x + math.sqrt(max(1 - x @ x, 0.0)) * e
+            if np.all(sg * (W @ x + b) > 0):
+                assert math.sqrt(max(g @ g - (g @ x) ** 2, 0.0)) <= bound * (1 + 1e-9)

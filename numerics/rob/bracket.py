@@ -98,18 +98,11 @@ import numpy as np
 from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
-from numerics.rob.bracket_needle import (
-    beyond_empty,
-    cap_points,
-    needle_empty,
-    needle_point,
-    pinched_empty,
-    sphere_needle_points,
-    sphere_zoom_points,
-)
+from numerics.rob.bracket_needle import beyond_empty, cap_points, needle_empty, needle_point, pinched_empty
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
+from numerics.rob.bracket_sphere_cells import cap_bound, cap_rim_points, sphere_needle_points, sphere_zoom_points
 from numerics.rob.bracket_team import Team, can_fork
 
 __all__ = ["Bracket", "BracketNet", "certified_bracket", "SOURCES", "CLOSURES"]
@@ -134,10 +127,12 @@ SRC_PARENT = "parent's bound"
 SRC_ENUM = "leaf: 2^k gradients in interval arithmetic"
 SRC_DELTA = "sphere leaf: ‖g‖² − δ², |g·x| ≥ δ by an SOCP dual"
 SRC_SDP = "sphere leaf: Shor + RLT on cell ∩ S"
+SRC_CAP = "sphere leaf: a row's cap at the sphere's edge, τ bounded on it"
 SRC_PIECES = "sphere leaf: cut into pieces"
 SRC_LOWER = "the lower end (the ends met)"
 SRC_LOST = "a lost worker's part, at its largest bound"
-SOURCES = (SRC_SHOR, SRC_TRIANGLE, SRC_PARENT, SRC_ENUM, SRC_DELTA, SRC_SDP, SRC_PIECES, SRC_LOWER, SRC_LOST)
+SOURCES = (SRC_SHOR, SRC_TRIANGLE, SRC_PARENT, SRC_ENUM, SRC_DELTA, SRC_CAP, SRC_SDP, SRC_PIECES, SRC_LOWER,
+           SRC_LOST)
 # why a node or a leaf pattern left the search
 KEPT_TIME = "kept at the time limit (its bound enters the upper end)"
 KEPT_REALISED = "leaf pattern realised at a point (its bound enters the upper end)"
@@ -333,8 +328,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 heapq.heappush(h, (nV, i, True, src))
                 continue
             if t <= 1e-6:                    # (the solver's margin on a degenerate cell can exceed its tolerance)
-                for xc in cap_points(net, idx, sg) + sphere_needle_points(net, idx, sg, Gm[i]) + \
-                        sphere_zoom_points(net, idx, sg, x):
+                for xc in cap_points(net, idx, sg) + cap_rim_points(net, idx, sg, Gm[i]) + \
+                        sphere_needle_points(net, idx, sg, Gm[i]) + sphere_zoom_points(net, idx, sg, x):
                     srch.offer_exact(xc, pattern=want)   # a cap or a needle at S: can only raise the lower end
             if t <= 1e-9:
                 if net.inside_ball(idx, sg):
@@ -353,6 +348,11 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 Vd = sqrt_up(round_up(round_up(V * V) - dl * dl * (1 - 8 * U)))
                 if Vd < V2:
                     V2, src2 = Vd, SRC_DELTA
+            if V2 > lo() * (1 + rel_gap) and (t <= 1e-6 or d <= SDP_MAX_D):
+                Vc = cap_bound(net, idx, sg, net.exact_gradient(idx, sg))   # +inf unless a row cuts a cap at S
+                if Vc < V2:
+                    tally[SRC_CAP] += 1
+                    V2, src2 = Vc, SRC_CAP
             if V2 > lo() * (1 + rel_gap) and d <= SDP_MAX_D and time.perf_counter() < deadline:
                 tally[SRC_SDP] += 1
                 V3 = net.sphere_cell_up(idx, sg, x)   # the cell on the sphere, not in the ball

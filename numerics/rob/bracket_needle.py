@@ -23,27 +23,24 @@ needle, computed exactly; the caller checks it exactly (:meth:`BracketNet.exact`
 trusted. Used when the SOCP margin is ~0, no Farkas certificate exists and the zoom
 finds no point. On the sphere the needle is a band of S ~1e-17 wide around a small circle: its point is placed on the
 parallel circle half way across the band in arb arithmetic (2⁻²⁵⁶) and made an exact point of S by the inverse
-stereographic map of a rounded projection (:func:`sphere_needle_points`, :func:`sphere_point`), at the SOCP's point,
-where g·x = 0 on the circle, and at the end of the band's arc where τ is largest (:func:`_arc_best`: the constant is
+stereographic map of a rounded projection (:mod:`numerics.rob.bracket_sphere_cells`), at the SOCP's point,
+where g·x = 0 on the circle, and at the end of the band's arc where τ is largest (the constant is
 often a supremum at a cell's boundary). Exactly parallel rows (D = 0) with s_j c > 0 bound a slab of constant width,
 open along the whole plane: the same construction without the D row.
 """
 from __future__ import annotations
 
-import math
 import weakref
 
 import numpy as np
-from flint import arb, ctx, fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat
 
 from numerics.rob.bracket_ia import fmpq_float, to_fmpq
 
-__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty", "sphere_point", "sphere_needle_points",
-           "sphere_zoom_points", "beyond_empty"]
+__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty", "beyond_empty", "facing_pairs"]
 
 COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
 OFF_NEAR = 1e-6
-PREC = 256            # bits of the arb arithmetic that places points on the sphere
 
 
 _PAIRS = weakref.WeakKeyDictionary()    # net → its nearly coincident row pairs (they depend on the net alone)
@@ -63,7 +60,7 @@ def _near_pairs(net):
     return pairs
 
 
-def _facing_pairs(net, idx, sg):
+def facing_pairs(net, idx, sg):
     """(p, q, i, j, λ, D, c): the pairs of nearly coincident rows of the cell (positions p < q in idx, units i, j)
     whose sides face each other, with the exact λ = W_jk/W_ik, D = W_j − λW_i, c = b_j − λb_i."""
     idx = np.asarray(idx, int)
@@ -90,7 +87,7 @@ def needle_empty(net, idx, sg) -> bool:
     if not net.hyper_exact:
         return False
     R2 = net.R2q
-    for _, q, _, _, _, Dq, cq in _facing_pairs(net, idx, sg):
+    for _, q, _, _, _, Dq, cq in facing_pairs(net, idx, sg):
         T = cq if sg[q] > 0 else -cq
         if T <= 0 and T * T >= R2 * sum((t * t for t in Dq), fmpq(0)):
             return True
@@ -105,7 +102,7 @@ def needle_point(net, idx, sg):
     idx = np.asarray(idx, int)
     d = net.d
     W, b = net.W[idx], net.b[idx]
-    for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
+    for p, q, i, _, lam, Dq, cq in facing_pairs(net, idx, sg):
         D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
         nD = float(np.linalg.norm(D))
         if nD == 0.0 and not (cq > 0 if sg[q] > 0 else cq < 0):
@@ -133,190 +130,6 @@ def needle_point(net, idx, sg):
             if net.exact(x) is not None:
                 return x
     return None
-
-
-def _arb_fmpq(a) -> fmpq:
-    """The midpoint of the arb ``a`` as an exact rational."""
-    man, exp = a.mid().man_exp()
-    return fmpq(int(man)) * fmpq(2) ** int(exp) if exp >= 0 else fmpq(int(man), 2 ** int(-exp))
-
-
-def sphere_point(xs) -> list:
-    """An exact rational point of the unit sphere within ~2⁻²⁴⁰ of xs/‖xs‖ (xs: arbs or rationals, not 0): the
-    inverse stereographic image, from the pole N = −sign(x_k)e_k (k = argmax |x_k|), of the rounded projection y.
-    Far below a float's resolution, so that a band of S ~1e-17 wide (the sphere's needle) can be hit exactly."""
-    old = ctx.prec
-    ctx.prec = PREC
-    try:
-        X = [a if isinstance(a, arb) else arb(a) for a in xs]
-        nrm = sum((a * a for a in X), arb(0)).sqrt()
-        X = [a / nrm for a in X]
-        k = max(range(len(X)), key=lambda i: abs(float(X[i].mid())))
-        sgn = -1 if float(X[k].mid()) > 0 else 1
-        den = 1 - sgn * X[k]
-        yq = [_arb_fmpq(X[i] / den) if i != k else fmpq(0) for i in range(len(X))]
-    finally:
-        ctx.prec = old
-    s2 = sum((t * t for t in yq), fmpq(0))
-    xq = [2 * t / (s2 + 1) for t in yq]
-    xq[k] = (s2 - 1) * sgn / (s2 + 1)
-    return xq
-
-
-def _needle_on_sphere(net, i, lam, Dq, cq, sp, sq, z):
-    """The exact point of S on the parallel circle W_i·x + b_i = u*, u* half way across the needle at the float
-    point z (which must open it: s_q(D·z + c) > 0, decided exactly), in the direction of z within the plane; or None."""
-    d = net.d
-    zq = [to_fmpq(t) for t in z]
-    ev = sum((Dq[col] * zq[col] for col in range(d)), fmpq(0)) + cq
-    if not (ev > 0 if sq > 0 else ev < 0):
-        return None
-    lam_abs = lam if lam > 0 else -lam
-    ustar = ev / (2 * lam_abs) * int(sp * sq)
-    Wi = [net.Wq[i, col] for col in range(d)]
-    n2 = sum((t * t for t in Wi), fmpq(0))
-    cen = [(ustar - net.bq[i]) / n2 * t for t in Wi]     # centre of the circle W_i·x + b_i = u* on S
-    rho2 = 1 - sum((t * t for t in cen), fmpq(0))
-    if not rho2 > 0:
-        return None
-    zi = sum((Wi[col] * zq[col] for col in range(d)), fmpq(0))
-    ev_dir = [zq[col] - zi / n2 * Wi[col] for col in range(d)]   # z's direction in the plane, exactly ⊥ W_i
-    old = ctx.prec
-    ctx.prec = PREC
-    try:
-        en = sum((arb(t) * arb(t) for t in ev_dir), arb(0)).sqrt()
-        if not en > 0:
-            return None
-        rho = arb(rho2).sqrt()
-        target = [arb(cen[col]) + rho * arb(ev_dir[col]) / en for col in range(d)]
-    finally:
-        ctx.prec = old
-    return sphere_point(target)
-
-
-def _circle_points(c0, rho, wi, e, g):
-    """Float points of the circle c0 + ρ·(unit vectors ⊥ wi): in the direction e, and where g·x is 0 (or least)."""
-    def unit(v):
-        v = v - (v @ wi) * wi
-        n = np.linalg.norm(v)
-        return v / n if n > 1e-300 else None
-    eh = unit(e)
-    pts = [c0 + rho * eh] if eh is not None else []
-    if g is None:
-        return pts
-    gp = unit(np.asarray(g, float))
-    if gp is None or eh is None:
-        return pts
-    k0 = -float(g @ c0) / (rho * float(np.linalg.norm(g - (g @ wi) * wi)))
-    w = unit(eh - (eh @ gp) * gp)
-    if abs(k0) <= 1 and w is not None:
-        for sgn in (1.0, -1.0):
-            pts.append(c0 + rho * (k0 * gp + sgn * math.sqrt(1 - k0 * k0) * w))
-    else:
-        pts.append(c0 + rho * math.copysign(1.0, k0) * gp)
-    return pts
-
-
-def _arc_best(W, b, sg, c0, rho, wi, z, g, rounds: int = 3, grid: int = 721):
-    """Float points of the circle c0 + ρ·(unit ⊥ wi) where the rows s_r(W_r·x + b_r) > 0 hold and |g·x| is least (τ
-    greatest): from z, along the great circle of the circle's plane towards the in-plane direction that lowers |g·x|,
-    the feasible arc through z found on a grid and its ends by bisection, then its best point (an end of the arc is
-    stepped ~1e-13 inside; the sup of τ on a cell is often at its boundary). A heuristic: the caller checks exactly."""
-    def unit(v):
-        v = v - (v @ wi) * wi
-        n = np.linalg.norm(v)
-        return v / n if n > 1e-300 else None
-
-    e1 = unit(z - c0)
-    out = []
-    for _ in range(rounds):
-        if e1 is None:
-            break
-        x0 = c0 + rho * e1
-        gp = unit(-np.sign(g @ x0) * g)
-        e2 = unit(gp - (gp @ e1) * e1) if gp is not None else None
-        if e2 is None:
-            break
-        th = np.linspace(-np.pi, np.pi, grid)
-
-        def ok(t, e1=e1, e2=e2):
-            x = c0 + rho * (np.cos(t)[:, None] * e1 + np.sin(t)[:, None] * e2)
-            return np.all(sg * (x @ W.T + b) > 0, axis=1), x
-
-        good, X = ok(th)
-        k0 = grid // 2                                   # θ = 0 (the point z)
-        if not good[k0]:
-            break
-        lo_k, hi_k = k0, k0
-        while lo_k > 0 and good[lo_k - 1]:
-            lo_k -= 1
-        while hi_k < grid - 1 and good[hi_k + 1]:
-            hi_k += 1
-        ends = []
-        for k_in, k_out in ((lo_k, lo_k - 1), (hi_k, hi_k + 1)):
-            if not 0 <= k_out < grid:
-                continue
-            a, c = th[k_in], th[k_out]                   # a feasible, c not: bisect to the boundary
-            for _ in range(60):
-                mid = 0.5 * (a + c)
-                if ok(np.array([mid]))[0][0]:
-                    a = mid
-                else:
-                    c = mid
-            ends.append(a - 1e-13 * np.sign(a - th[k0]) if a != th[k0] else a)
-        cand = np.r_[th[lo_k:hi_k + 1], ends]
-        g_ok, Xc = ok(cand)
-        if not g_ok.any():
-            break
-        Xc = Xc[g_ok]
-        best = Xc[int(np.argmin(np.abs(Xc @ g)))]
-        out.append(best)
-        e1 = unit(best - c0)
-    return out
-
-
-def sphere_needle_points(net, idx, sg, g=None):
-    """Exact rational points of the unit sphere proposed for the cell (signs sg on idx) when it is the needle of a pair
-    of nearly coincident rows facing each other (a band of S ~1e-17 wide that no float point lies in): for each such
-    pair, a float point z of the other rows on the small circle {W_i·x + b_i = 0} ∩ S where the needle opens (an SOCP
-    scaled by the exact difference row, pushed out along the plane) and, with the cell's gradient ``g``, the points of
-    that circle where g·x = 0 (τ = ‖g‖ there) or is least; then for each, the point of S on the parallel circle
-    W_i·x + b_i = u*, u* half way across the needle there, in the same direction (arb, 2⁻²⁵⁶), made an exact point of
-    S by :func:`sphere_point`. Only candidates: the caller checks each exactly, with its pattern."""
-    if not (net.sphere and net.hyper_exact):
-        return []
-    idx = np.asarray(idx, int)
-    W, b = net.W[idx], net.b[idx]
-    out = []
-    for p, q, i, _, lam, Dq, cq in _facing_pairs(net, idx, sg):
-        D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
-        nD = float(np.linalg.norm(D))
-        if nD == 0.0 and not (cq > 0 if sg[q] > 0 else cq < 0):
-            continue                                    # exactly parallel and closed
-        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
-        kw = dict(eq=(W[p], b[p]), extra=None if nD == 0.0 else (sg[q] * D[None] / nD, [sg[q] * c / nD]))
-        res = net.socp(idx[others], sg[others], **kw)
-        if res is None or not res[0] > 0:
-            continue
-        wi = net.W[i] / net.nW[i]
-        off = -float(net.b[i]) / float(net.nW[i])
-        c0 = off * wi                                    # the small circle's centre
-        rho = math.sqrt(max(1.0 - off * off, 0.0))
-        e = res[1] - c0
-        e -= (e @ wi) * wi
-        if not (np.linalg.norm(e) > 1e-12 and rho > 0):
-            continue
-        r2 = net.socp(idx[others], sg[others], obj=e / np.linalg.norm(e), tfix=0.5 * float(res[0]), **kw)
-        z = r2[1] if r2 is not None else res[1]
-        zs = [z] + _circle_points(c0, rho, wi, z - c0, g)
-        if g is not None and len(others):
-            zs += _arc_best(W[others], b[others], sg[others], c0, rho, wi, c0 + rho * (z - c0) / max(
-                np.linalg.norm(z - c0), 1e-300), np.asarray(g, float))
-        for zc in zs:
-            xq = _needle_on_sphere(net, i, lam, Dq, cq, sg[p], sg[q], zc)
-            if xq is not None:
-                out.append(xq)
-    return out
 
 
 def cap_points(net, idx, sg):
@@ -421,69 +234,6 @@ def pinched_empty(net, idx, sg, x) -> bool:
     if any(y[k, 0] < 0 for k in range(len(sup))) or S * y != P:
         return False
     return any(y[k, 0] > 0 for k in range(len(sup)))
-
-
-def sphere_zoom_points(net, idx, sg, x, rounds: int = 4):
-    """Exact rational points of the unit sphere proposed for a cell (signs sg on idx) too small for floats near the
-    solver's point x: the micro-cells that float rounding leaves around a point of S that several hyperplanes were
-    meant to pass through (~1e-17 across). The sphere's zoom: p̃ an exact point of S at the rows' least-squares point
-    (:func:`sphere_point`), r_j = W_j·p̃ + b_j exactly, κ a power of two ≥ max |r_j| over the rows through p̃, T a basis
-    of p̃'s tangent plane (binary rationals), and the LP max t s.t. s_j(r_j/κ + W_jT·ζ) ≥ t‖W_j‖, ‖ζ‖∞ ≤ β: at scale
-    κ the sphere is its tangent plane (x₀ = p̃ + κTζ is ~κ² off S, far below the cell's size κt), and x₀ pushed onto S
-    by :func:`sphere_point` is the candidate. A cell far smaller than κ (0 < t ≤ 1e-7) is zoomed again at its point.
-    Only candidates: the caller checks each exactly, with its pattern."""
-    from scipy.optimize import linprog
-
-    from numerics.rob.bracket_net import WIDER_BOXES
-
-    if not (net.sphere and net.hyper_exact) or x is None or not np.all(np.isfinite(x)):
-        return []
-    idx = np.asarray(idx, int)
-    d = net.d
-    W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
-    near = np.abs(W @ x + b) <= 1e-6 * (nw + np.abs(b))
-    if not near.any():
-        return []
-    p = x - np.linalg.lstsq(W[near], W[near] @ x + b[near], rcond=None)[0]
-    if not (np.all(np.isfinite(p)) and np.linalg.norm(p) > 0.5):
-        return []
-    pq = sphere_point([to_fmpq(t) for t in p])
-    thr = 1e-12 * (nw + np.abs(b))
-    out = []
-    for _ in range(rounds):
-        pf = np.array([fmpq_float(t) for t in pq])
-        T = np.linalg.qr(np.column_stack([pf, np.eye(d)]))[0][:, 1:d]     # p̃'s tangent plane (floats: a heuristic)
-        Tq = [[to_fmpq(T[r, c]) for c in range(d - 1)] for r in range(d)]
-        Z = net.Wq * fmpq_mat(d, 1, pq)
-        r = [Z[int(j), 0] + net.bq[int(j)] for j in idx]
-        rf = np.array([fmpq_float(t) for t in r])
-        near = np.abs(rf) <= thr
-        if not near.any():
-            return out
-        kap_e = math.frexp(float(np.max(np.abs(rf[near]))))[1] if np.any(rf[near]) else -60
-        kappa = math.ldexp(1.0, kap_e)
-        far = ~near
-        if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(d) * kappa * nw[far]):
-            return out                                 # far rows not clearly on their side at p̃: not a tiny cell
-        A = np.hstack([-sg[near][:, None] * (W[near] @ T), nw[near][:, None]])
-        kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
-        t, zeta = -math.inf, None
-        for beta in (1.0,) + tuple(WIDER_BOXES):
-            res = linprog(np.r_[np.zeros(d - 1), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
-                          bounds=[(-beta, beta)] * (d - 1) + [(None, 1.0)], method="highs")
-            if res.status == 0 and -res.fun > 0:
-                t, zeta = -res.fun, res.x[:d - 1]
-                break
-        if zeta is None:
-            return out
-        zq = [to_fmpq(z) for z in zeta]
-        x0 = [pq[r_] + kq * sum((Tq[r_][c] * zq[c] for c in range(d - 1)), fmpq(0)) for r_ in range(d)]
-        pq = sphere_point(x0)
-        out.append(pq)
-        if t > 1e-7:
-            return out
-        thr = 1e-4 * kappa * nw                         # a cell far smaller than κ: zoom again at its point
-    return out
 
 
 def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
