@@ -320,3 +320,40 @@ def test_cap_bound_holds_at_sampled_points_of_the_cap(seed):
             x = x + math.sqrt(max(1 - x @ x, 0.0)) * e
             if np.all(sg * (W @ x + b) > 0):
                 assert math.sqrt(max(g @ g - (g @ x) ** 2, 0.0)) <= bound * (1 + 1e-9)
+
+
+def test_a_supremum_at_a_caps_rim_is_approached_in_d16(monkeypatch):
+    """Two nested caps on S¹⁵ (the falsifier's nested draw): on the inner cap (centre u, cos θ_r = 40/41) the gradient
+    g = −½W₀ + W₁ makes the angle α with u, so sup τ = ‖g‖ sin(α + θ_r) at the rim, derived here by hand; the lower
+    end reaches it by climbing to the cell's boundary (it stopped 2.5% short before)."""
+    e0, e13 = np.eye(16)[0], np.eye(16)[13]
+    W = [list(1.25 * e0), list(-1.2 * e0 + 1.6 * e13)]
+    b, a = [1.1029411764705883, -1.951219512195122], [-0.5, 1.0]
+    g = -0.5 * 1.25 * e0 + (-1.2 * e0 + 1.6 * e13)
+    u = (-1.2 * e0 + 1.6 * e13) / 2.0
+    sup = np.linalg.norm(g) * math.sin(math.acos(g @ u / np.linalg.norm(g)) + math.acos(-b[1] / 2.0))   # ‖W₁‖ = 2
+    br = certified_bracket(W, b, a, [0.0] * 16, sphere=True, rel_gap=0.0, time_limit=10)
+    assert br.lower <= sup * (1 + 1e-12) <= br.upper * (1 + 1e-12)
+    assert br.lower >= sup * (1 - 1e-9)
+    from numerics.rob.bracket_search import LowerSearch
+    monkeypatch.setattr(LowerSearch, "climb_boundary", lambda *a, **k: None)
+    assert certified_bracket(W, b, a, [0.0] * 16, sphere=True, rel_gap=0.0, time_limit=10).lower < sup * (1 - 1e-3)
+
+
+# the falsifier's concentric draw whose cell {3 on, 7 on} is the slab between two planes 1e-17 apart (u·x = −½ up to
+# rounding), cut by z ∈ (⅓, 9/16); every plane is parallel to e₁, so the SOCP's points lie in x₁ = 0 and the slab's
+# circle must be walked in the direction the gradient does not give (x₁); τ is largest at the slab's end z → 9/16
+SLAB_END = ([[0.0, 0.0, 0.42857142857142855], [0.0, 0.0, -0.42857142857142855],
+             [0.0, -1.0769230769230769, 0.6346153846153846], [0.0, 1.1076923076923078, -0.6527472527472528],
+             [0.0, 0.0, 0.5], [0.0, -0.08615384615384615, 0.05076923076923077], [0.0, 0.0, -1.0],
+             [0.0, -0.36923076923076925, 0.2175824175824176]],
+            [-0.14285714285714285, 0.14285714285714285, 0.7142857142857143, 0.6428571428571429, -0.07142857142857142,
+             -0.08571428571428572, 0.5625, -0.21428571428571427],
+            [-0.5, 1.0, 0.2857142857142857, -2.5, -2.25, -2.0, 1.7142857142857142, 1.6666666666666667], [0.0] * 3)
+
+
+def test_the_slab_is_walked_off_the_plane_of_its_solver_points():
+    lo, up = _exact(SLAB_END)
+    br = _bracket(SLAB_END)
+    assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
+    assert br.lower >= lo * (1 - 1e-8)                 # was 1.9% short

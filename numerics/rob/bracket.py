@@ -335,8 +335,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 if net.inside_ball(idx, sg):
                     shut["cell strictly inside the ball (sphere)"] += 1
                     continue                 # realised only strictly inside the ball: never on the sphere
-            if t > 0:
-                srch.realise_on_sphere(idx, sg, Gm[i], x, t)
+            xs = srch.realise_on_sphere(idx, sg, Gm[i], x, t) if t > 0 else None
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
             for sgn in (1.0, -1.0):
                 r3 = net.socp(idx, sg, obj=-sgn * Gm[i], tfix=0.0)
@@ -361,6 +360,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             if V2 > lo() * (1 + rel_gap) and d <= SPLIT_MAX_D and time.perf_counter() < deadline:
                 # still above the target: the cell is cut into pieces (bracket_sphere), and kept aside to be
                 # cut further while it holds the upper end
+                srch.climb_boundary(idx, sg, Gm[i], xs)   # its supremum may be on its boundary
                 sl = SphereLeaf(net, idx, sg, V2, x)
                 tally[SRC_PIECES] += 1
                 if d <= SDP_MAX_D:

@@ -303,3 +303,47 @@ class LowerSearch:
             start = x
         if np.linalg.norm(start) > 0:
             self.local_search(start / np.linalg.norm(start), iters=3, ndir=3)
+            return start / np.linalg.norm(start)
+        return None
+
+    def climb_boundary(self, idx, sg, g, x, rounds: int = 6):
+        """Sphere: from a point x of the cell (signs sg on idx) on S, along circles of S towards smaller |g·x| (larger
+        τ): a great circle in g's descent direction, then, once a row is met, the circle parallel to it just inside
+        (the supremum of τ on a cell is often on its boundary, e.g. at a cap's rim). Each arc's feasible part is found
+        on a grid, its end by bisection (:func:`numerics.rob.bracket_sphere_cells.arc_best`); every point is offered
+        as a candidate, checked exactly."""
+        from numerics.rob.bracket_sphere_cells import arc_best
+
+        net, d = self.net, self.d
+        idx = np.asarray(idx, int)
+        W, b, nw = net.W[idx], net.b[idx], net.nW[idx]
+        g = np.asarray(g, float)
+        if x is None or d < 3 or not np.all(np.isfinite(x)):
+            return
+        x = x / np.linalg.norm(x)
+        for _ in range(rounds):
+            if time.perf_counter() > self.deadline or not np.all(sg * (W @ x + b) > 0):
+                return
+            res = sg * (W @ x + b) / np.maximum(nw, 1e-300)
+            r = int(np.argmin(res))
+            if res[r] < 1e-9:                    # on a row's boundary: the circle parallel to it, through x
+                wi = W[r] / nw[r]
+                c0, rho = (wi @ x) * wi, math.sqrt(max(1.0 - float(wi @ x) ** 2, 0.0))
+            else:                                # the great circle through x in g's descent direction
+                gd = g - (g @ x) * x
+                wi = self.rng.standard_normal(d)
+                for u in (x, gd):
+                    if np.linalg.norm(u) > 1e-300:
+                        wi -= (wi @ u) / (u @ u) * u
+                if np.linalg.norm(wi) < 1e-12:
+                    return
+                wi /= np.linalg.norm(wi)
+                c0, rho = np.zeros(d), 1.0
+            pts = arc_best(W, b, sg, c0, rho, wi, x, g, rounds=1)
+            if not pts:
+                return
+            xn = pts[-1] / np.linalg.norm(pts[-1])
+            self.offer(xn)
+            if abs(g @ xn) >= abs(g @ x) - 1e-15:
+                return
+            x = xn

@@ -108,21 +108,24 @@ def arc_best(W, b, sg, c0, rho, wi, z, g, rounds: int = 3, grid: int = 721):
     greatest): from z, along the great circle of the circle's plane towards the in-plane direction that lowers |g·x|,
     the feasible arc through z found on a grid and its ends by bisection, then its best point (an end of the arc is
     stepped ~1e-13 inside; the sup of τ on a cell is often at its boundary). A heuristic: the caller checks exactly."""
-    def unit(v):
+    def unit(v, scale=1.0):
         v = v - (v @ wi) * wi
         n = np.linalg.norm(v)
-        return v / n if n > 1e-300 else None
+        return v / n if n > 1e-9 * scale else None
 
-    e1 = unit(z - c0)
+    e1 = unit(z - c0, np.linalg.norm(z - c0))
     out = []
     for _ in range(rounds):
         if e1 is None:
             break
         x0 = c0 + rho * e1
-        gp = unit(-np.sign(g @ x0) * g)
+        gp = unit(-np.sign(g @ x0) * g, np.linalg.norm(g))
         e2 = unit(gp - (gp @ e1) * e1) if gp is not None else None
-        if e2 is None:
-            break
+        if e2 is None:             # g gives no direction in the plane beside e1: any unit vector ⊥ wi, e1
+            basis = np.linalg.svd(np.vstack([wi, e1]))[2][2:]
+            if not len(basis):
+                break
+            e2 = basis[0]
         th = np.linspace(-np.pi, np.pi, grid)
 
         def ok(t, e1=e1, e2=e2):
@@ -131,8 +134,10 @@ def arc_best(W, b, sg, c0, rho, wi, z, g, rounds: int = 3, grid: int = 721):
 
         good, X = ok(th)
         k0 = grid // 2                                   # θ = 0 (the point z)
-        if not good[k0]:
-            break
+        if not good[k0]:                                 # z misses the cell: the circle's best feasible grid point
+            if not good.any():
+                break
+            k0 = int(np.flatnonzero(good)[np.argmin(np.abs(X[good] @ g))])
         lo_k, hi_k = k0, k0
         while lo_k > 0 and good[lo_k - 1]:
             lo_k -= 1
