@@ -262,10 +262,12 @@ def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
         return False
     # every subset's flat contains the flat of all the rows through ~x, so its foot is no farther from 0: when those
     # rows meet (in floats) well inside the ball, no subset can give ‖q‖ ≥ R (a filter; the decision stays exact)
+    Un = W[near] / nw[near][:, None]
     q_all = np.linalg.lstsq(W[near], -b[near], rcond=None)[0]
-    if np.all(np.abs(W[near] @ q_all + b[near]) <= 1e-9 * (nw[near] + np.abs(b[near]))) and \
+    if np.min(np.linalg.svd(Un, compute_uv=False)) >= 1e-6 and \
+            np.all(np.abs(W[near] @ q_all + b[near]) <= 1e-9 * (nw[near] + np.abs(b[near]))) and \
             float(np.linalg.norm(q_all)) < net.R * (1 - 1e-6):
-        return False
+        return False                       # (well conditioned only: nearly parallel rows meet far away exactly)
     cands = [near]
     xn = x / max(np.linalg.norm(x), 1e-300)
     lp = linprog(xn, A_ub=-sg[near][:, None] * W[near], b_ub=sg[near] * (W[near] @ x + b[near]),
@@ -281,9 +283,10 @@ def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
         if not sup or key in seen:
             continue
         seen.add(key)
-        qf = np.linalg.lstsq(W[sup], -b[sup], rcond=None)[0]     # the flat's foot in floats: a filter only
-        if not float(np.linalg.norm(qf)) >= net.R * (1 - 1e-6):
-            continue
+        qf = np.linalg.lstsq(W[sup], -b[sup], rcond=None)[0]     # the flat's foot in floats: a filter only,
+        if float(np.linalg.norm(qf)) < net.R * (1 - 1e-6) and \
+                np.min(np.linalg.svd(W[sup] / nw[sup][:, None], compute_uv=False)) >= 1e-6:
+            continue                                              # and only where the rows are well conditioned
         found = _flat_foot(net, [int(idx[k]) for k in sup], with_rows=True)
         if found is None:
             continue
