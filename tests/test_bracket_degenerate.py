@@ -65,3 +65,12 @@ def test_the_sphere_bracket_holds_the_exact_constant_on_degenerate_nets(case):
     if float(ref.upper) > 1e-6 and br.status != "time limit":
         assert br.upper <= float(ref.upper) * (1 + 1e-3) and br.lower >= float(ref.lower) * (1 - 1e-3), \
             (case["kind"], br.lower, br.upper, float(ref.upper), br.status)
+
+
+def test_the_hunt_draws_the_same_nets_every_run_and_judges_them():
+    from checks.rob.bracket_hunt import hunt
+    runs = [hunt(3, True, examples=4, m_max=5, time_limit=1.0, log=lambda s: None) for _ in range(2)]
+    assert [(r["kind"], r["m"]) for r in runs[0]["rows"]] == [(r["kind"], r["m"]) for r in runs[1]["rows"]]
+    assert runs[0]["rows"] and runs[0]["unsound"] == 0 and all(r["sound"] for r in runs[0]["rows"])
+    st = hunt(5, True, examples=3, m_max=6, time_limit=1.0, log=lambda s: None, rel_gap=0.01, status_only=True)
+    assert len(st["rows"]) == 3 and all(r["exact"] != r["exact"] for r in st["rows"])      # no reference: NaN
