@@ -357,3 +357,15 @@ def test_the_slab_is_walked_off_the_plane_of_its_solver_points():
     br = _bracket(SLAB_END)
     assert br.lower <= up * (1 + 1e-15) and br.upper >= lo * (1 - 1e-15)
     assert br.lower >= lo * (1 - 1e-8)                 # was 1.9% short
+
+
+def test_a_cap_whose_gradient_lies_on_its_axis_does_not_crash_the_rim_points():
+    """The seeded hunt's cancel_1e6 draw: two units on one cap (W₁ = 3W₀ up to rounding) whose outer weights nearly
+    cancel, so the cell's gradient is along the cap's axis (or 0) and gives the rim no direction; the rim points
+    divided by a zero norm (NaN → a crash of the whole bracket) until any direction ⊥ the axis was taken."""
+    W = [[0.2222222222222222, 0.4444444444444444, 0.4444444444444444],
+         [0.6666666666666666, 1.3333333333333333, 1.3333333333333333]]
+    b, a = [-0.6666660308837891, -1.9999980926513672], [-2999999.999997139, 1000000.0]
+    lo, up = _exact((W, b, a, [0.0] * 3))
+    br = _bracket((W, b, a, [0.0] * 3))
+    assert br.lower <= up * (1 + 1e-15) + 1e-300 and br.upper >= lo * (1 - 1e-15)

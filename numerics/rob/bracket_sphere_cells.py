@@ -341,9 +341,10 @@ def cap_rim_points(net, idx, sg, g):
         j = int(np.asarray(idx, int)[r])
         wh = s * net.W[j] / net.nW[j]
         e = -np.sign(g @ wh) * (g - (g @ wh) * wh)
-        if np.linalg.norm(e) < 1e-300:
-            e = np.linalg.svd(wh[None])[2][-1]
         e = e - (e @ wh) * wh
+        if not np.linalg.norm(e) > 1e-12 * (np.linalg.norm(g) + 1e-300):
+            e = np.linalg.svd(wh[None])[2][-1]         # g along the axis (or 0): any direction ⊥ ŵ
+            e = e - (e @ wh) * wh
         e /= np.linalg.norm(e)
         eq = [to_fmpq(t) for t in e]
         old = ctx.prec
