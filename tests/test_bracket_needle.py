@@ -75,18 +75,20 @@ def test_needle_empty_proves_only_what_is_empty():
 
 def test_without_the_needle_the_bracket_stays_open(monkeypatch):
     """The teeth of the test above: with the needle routines switched off the same net is left wide open. (The
-    emptiness of this net's closed needle is also proved by ``beyond_empty``: the two rows' common flat lies outside
-    the ball; so both are switched off, and each alone is tested below.)"""
+    emptiness of this net's closed needle is also proved by ``beyond_empty`` — the two rows' common flat lies outside
+    the ball — and by ``needle_closed``; so all three are switched off, and each alone is tested below.)"""
     monkeypatch.setattr(KB, "needle_point", lambda *a: None)
     monkeypatch.setattr(KB, "needle_empty", lambda *a: False)
     monkeypatch.setattr(KB, "beyond_empty", lambda *a: False)
+    monkeypatch.setattr(KB, "needle_closed", lambda *a: False)
     br = certified_bracket(W, B, A, V, sphere=False, rel_gap=0.0, time_limit=20)
     assert br.status == "gap open" and br.gap > 1.0
 
 
-@pytest.mark.parametrize("off", ["needle_empty", "beyond_empty"])
-def test_either_certificate_alone_closes_the_needle(monkeypatch, off):
-    monkeypatch.setattr(KB, off, lambda *a: False)
+@pytest.mark.parametrize("keep", ["needle_empty", "beyond_empty", "needle_closed"])
+def test_each_certificate_alone_closes_the_needle(monkeypatch, keep):
+    for off in {"needle_empty", "beyond_empty", "needle_closed"} - {keep}:
+        monkeypatch.setattr(KB, off, lambda *a: False)
     br = certified_bracket(W, B, A, V, sphere=False, rel_gap=0.0, time_limit=20)
     assert br.status in ("exhausted", "gap reached") and br.gap < 1e-12
 

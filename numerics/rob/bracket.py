@@ -98,7 +98,14 @@ import numpy as np
 from flint import fmpq
 
 from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
-from numerics.rob.bracket_needle import beyond_empty, cap_points, needle_empty, needle_point, pinched_empty
+from numerics.rob.bracket_needle import (
+    beyond_empty,
+    cap_points,
+    needle_closed,
+    needle_empty,
+    needle_point,
+    pinched_empty,
+)
 from numerics.rob.bracket_net import SRC_SHOR, SRC_TRIANGLE, BracketNet
 from numerics.rob.bracket_search import LowerSearch
 from numerics.rob.bracket_sphere import SphereLeaf
@@ -309,6 +316,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             # a failed SOCP (a cell at the solver's resolution) still gets the exact constructions below, without x
             t, x, y = res if res is not None else (0.0, None, None)
             if t <= 1e-6 and (y is not None and net.farkas(idx, sg, y) or needle_empty(net, idx, sg)
+                              or needle_closed(net, idx, sg)
                               or sphere and pinched_empty(net, idx, sg, x) or beyond_empty(net, idx, sg, x)):
                 shut["region empty: Farkas certificate"] += 1
                 continue
@@ -456,7 +464,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 res = net.socp(idx, sg)
                 if res is not None:
                     t, x, y = res
-                    if t <= 1e-9 and (net.farkas(idx, sg, y) or needle_empty(net, idx, sg)):
+                    if t <= 1e-9 and (net.farkas(idx, sg, y) or needle_empty(net, idx, sg)
+                                      or needle_closed(net, idx, sg)):
                         shut["region empty: Farkas certificate"] += 1
                         continue
                     if t <= 1e-9 and sphere and net.inside_ball(idx, sg):

@@ -30,6 +30,7 @@ open along the whole plane: the same construction without the D row.
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -37,7 +38,8 @@ from flint import fmpq, fmpq_mat
 
 from numerics.rob.bracket_ia import fmpq_float, to_fmpq
 
-__all__ = ["needle_point", "needle_empty", "cap_points", "pinched_empty", "beyond_empty", "facing_pairs"]
+__all__ = ["needle_point", "needle_empty", "needle_closed", "cap_points", "pinched_empty", "beyond_empty",
+           "facing_pairs"]
 
 COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
 OFF_NEAR = 1e-6
@@ -301,4 +303,61 @@ def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
         T = sum((mu[a] * net.bq[r] for a, r in enumerate(rows)), fmpq(0))
         if T <= 0 and T * T >= net.R2q * q2:
             return True
+    return False
+
+
+def _snapq(v: float, scale: float) -> fmpq:
+    """v ≥ 0 on a grid of 2⁻³⁰ × the power of two ≥ scale, as an exact rational."""
+    e = math.frexp(scale)[1] - 30
+    k = max(int(round(math.ldexp(v, -e))), 0)
+    return fmpq(k) * fmpq(2) ** e if e >= 0 else fmpq(k, 2 ** (-e))
+
+
+def needle_closed(net, idx, sg) -> bool:
+    """True when a needle of the cell is closed wherever the cell's other rows hold in the closed ball, proved
+    exactly (:func:`needle_empty` argues from the pair alone). On the cell, u = W_i·x + b_i has s_i u > 0 and the
+    needle's row s_j(D·x + c) = s_j(W_j·x + b_j) + |λ| s_i u is > 0. The SOCP of :func:`needle_point` — max t s.t.
+    (other rows) ≥ t‖·‖, s_j(D·x + c)/‖D‖ ≥ t, u = 0, ‖x‖ ≤ R (well scaled) — gives, when t* < 0, multipliers y ≥ 0 of
+    the other rows, y_n of the needle's row and μ of u = 0 (free). They are snapped to rationals and spread over the
+    cell's own rows: y_n/‖D‖ on row j, y_n|λ|/‖D‖ ± μ s_i on row i (either sign is tried; it must be ≥ 0), so that
+    N = Σ y s W and T = Σ y s b are exact (the pair's cancellation is left to rationals, not to rounding) and
+    T ≤ 0, T² ≥ R²‖N‖² is the ball's Farkas test. Used on the ball and the sphere (the closed ball contains S)."""
+    if not net.hyper_exact:
+        return False
+    idx = np.asarray(idx, int)
+    d = net.d
+    W, b = net.W[idx], net.b[idx]
+    for p, q, i, j, lam, Dq, cq in facing_pairs(net, idx, sg):
+        D = np.array([fmpq_float(t) for t in Dq])
+        nD = float(np.linalg.norm(D))
+        if nD == 0.0:
+            continue
+        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
+        res = net.socp(idx[others], sg[others], eq=(W[p], b[p]),
+                       extra=(sg[q] * D[None] / nD, [sg[q] * fmpq_float(cq) / nD]), eq_dual=True)
+        if res is None or not res[0] < 0:
+            continue
+        y, mu = np.asarray(res[2], float), float(res[3])
+        if y.size != len(others) + 1 or not np.all(np.isfinite(y)) or not math.isfinite(mu) or not np.max(y) > 0:
+            continue
+        mx = max(float(np.max(y)), abs(mu))
+        yq = [_snapq(float(t), mx) for t in y]
+        nDq = to_fmpq(nD)
+        lam_abs = lam if lam > 0 else -lam
+        si = 1 if sg[p] > 0 else -1
+        for mu_s in (mu, -mu):
+            muq = _snapq(abs(mu_s), mx) * (1 if mu_s >= 0 else -1)
+            coef = {j: yq[-1] / nDq, i: yq[-1] * lam_abs / nDq + muq * si}
+            if coef[i] < 0:
+                continue
+            for k, r in enumerate(others):
+                if yq[k] != 0:
+                    coef[int(idx[r])] = coef.get(int(idx[r]), fmpq(0)) + yq[k]
+            sgn = {int(idx[r]): (1 if sg[r] > 0 else -1) for r in range(len(idx))}
+            if all(v == 0 for v in coef.values()):
+                continue
+            N = [sum((v * sgn[u] * net.Wq[u, col] for u, v in coef.items()), fmpq(0)) for col in range(d)]
+            T = sum((v * sgn[u] * net.bq[u] for u, v in coef.items()), fmpq(0))
+            if T <= 0 and T * T >= net.R2q * sum((t * t for t in N), fmpq(0)):
+                return True
     return False

@@ -193,7 +193,7 @@ class BracketNet:
         return S.astype(bool), ub, Gm, Gr
 
     # ---------- SOCP ----------
-    def socp(self, idx, sg, eq=None, obj=None, tfix=None, cuts=(), extra=None):
+    def socp(self, idx, sg, eq=None, obj=None, tfix=None, cuts=(), extra=None, eq_dual=False):
         """max t s.t. s_j(W_j x + b_j) ≥ t‖W_j‖ (j ∈ idx), ‖x‖ ≤ R, t ≤ 1 (tfix: t fixed, maximise obj·x);
         ``cuts``: vectors u adding u·x ≥ t‖u‖ (after the sign rows); ``extra``: rows (E, e) adding E_k·x + e_k ≥
         t‖E_k‖; ``eq``: a vector w (w·x = 0) or a pair (w, β) (w·x + β = 0). Returns (t, x, y) with y the duals of
@@ -243,6 +243,8 @@ class BracketNet:
             return None
         z = np.array(sol.z)
         off = 0 if eq is None else 1
+        if eq_dual:                                    # (the equality's multiplier too: free in sign)
+            return x[d], x[:d], np.maximum(z[off:off + n], 0.0), float(z[0]) if eq is not None else 0.0
         return x[d], x[:d], np.maximum(z[off:off + n], 0.0)
 
     def dual_low(self, idx, sg, y, gm, gr):
