@@ -356,7 +356,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 if Vd < V2:
                     V2, src2 = Vd, SRC_DELTA
             if V2 > lo() * (1 + rel_gap) and (t <= 1e-6 or d <= SDP_MAX_D):
-                Vc = cap_bound(net, idx, sg, net.exact_gradient(idx, sg))   # +inf unless a row cuts a cap at S
+                Vc = cap_bound(net, idx, sg)   # +inf unless a row cuts a cap at S
                 if Vc < V2:
                     tally[SRC_CAP] += 1
                     V2, src2 = Vc, SRC_CAP

@@ -294,21 +294,23 @@ def _caps(net, idx, sg):
             if net.nW[j] > 0 and -(1 if sg[r] > 0 else -1) * float(net.b[j]) >= (1 - 1e-6) * float(net.nW[j])]
 
 
-def cap_bound(net, idx, sg, gq) -> float:
+def cap_bound(net, idx, sg, gq=None) -> float:
     """A proved upper bound of τ over the cell ∩ S when one of its rows cuts a cap at the sphere's edge (+inf when none
     does): on the cap {x ∈ S: ŵ·x ≥ c}, ŵ = s_jW_j/‖W_j‖, c = −s_jb_j/‖W_j‖ > 0, every x is cos θ ŵ + sin θ e with
     cos θ ≥ c and e ⊥ ŵ a unit vector, so |g·x| ≥ |g·ŵ|c − ‖g − (g·ŵ)ŵ‖(1 − c²)^½ and
     τ² ≤ ‖g‖² − (|g·ŵ|c − ‖g_⊥‖(1 − c²)^½)₊² (arb, from the exact g and rows). Caps ~1e-17 deep hold constants of
     ~1e-8 that the Shor + RLT relaxation cannot resolve (it stops at ~1e-5)."""
     best = math.inf
-    if not net.sphere:
+    caps = _caps(net, idx, sg) if net.sphere else []
+    if not caps:
         return best
+    gq = net.exact_gradient(idx, sg) if gq is None else gq     # (exact g only when a cap is there)
     old = ctx.prec
     ctx.prec = PREC
     try:
         G = [arb(t) for t in gq]
         g2 = sum((t * t for t in G), arb(0))
-        for r, s in _caps(net, idx, sg):
+        for r, s in caps:
             j = int(np.asarray(idx, int)[r])
             Wj = [arb(s * net.Wq[j, c]) for c in range(net.d)]
             nw = sum((t * t for t in Wj), arb(0)).sqrt()
