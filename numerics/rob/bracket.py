@@ -339,10 +339,9 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 for xc in cap_points(net, idx, sg) + cap_rim_points(net, idx, sg, Gm[i]) + \
                         sphere_needle_points(net, idx, sg, Gm[i]) + sphere_zoom_points(net, idx, sg, x):
                     srch.offer_exact(xc, pattern=want)   # a cap or a needle at S: can only raise the lower end
-            if t <= 1e-9:
-                if net.inside_ball(idx, sg):
-                    shut["cell strictly inside the ball (sphere)"] += 1
-                    continue                 # realised only strictly inside the ball: never on the sphere
+            if t <= 1e-9 and net.inside_ball(idx, sg):
+                shut["cell strictly inside the ball (sphere)"] += 1
+                continue                     # realised only strictly inside the ball: never on the sphere
             xs = srch.realise_on_sphere(idx, sg, Gm[i], x, t) if t > 0 else None
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
             for sgn in (1.0, -1.0):

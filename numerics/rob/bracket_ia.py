@@ -38,6 +38,22 @@ def fmpq_float(q) -> float:
     return float(Fraction(int(q.p), int(q.q)))
 
 
+def snap_q(x: float, scale: float, bits: int = 40) -> fmpq:
+    """x rounded to a multiple of 2^(e − bits), e the exponent of ``scale``: a short exact rational for a solver's
+    multiplier (0 for a scale ≤ 0 or a non-finite x)."""
+    if scale <= 0 or not math.isfinite(x):
+        return fmpq(0)
+    e = math.frexp(scale)[1] - bits
+    k = round(math.ldexp(x, -e))
+    return fmpq(k) * fmpq(2) ** e if e >= 0 else fmpq(k, 2 ** (-e))
+
+
+def arb_mid_fmpq(a) -> fmpq:
+    """The midpoint of the arb ``a`` as an exact rational."""
+    man, exp = a.mid().man_exp()
+    return fmpq(int(man)) * fmpq(2) ** int(exp) if exp >= 0 else fmpq(int(man), 2 ** int(-exp))
+
+
 def gamma_n(n):
     return n * U / (1 - n * U)
 

@@ -36,9 +36,9 @@ import weakref
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from numerics.rob.bracket_ia import fmpq_float, to_fmpq
+from numerics.rob.bracket_ia import fmpq_float, snap_q, to_fmpq
 
-__all__ = ["needle_point", "needle_empty", "needle_closed", "cap_points", "pinched_empty", "beyond_empty",
+__all__ = ["needle_point", "needle_empty", "needle_closed", "cap_points", "cap_rows", "pinched_empty", "beyond_empty",
            "facing_pairs"]
 
 COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
@@ -134,6 +134,13 @@ def needle_point(net, idx, sg):
     return None
 
 
+def cap_rows(net, idx, sg):
+    """(position in idx, s_j) of the cell's rows whose side is a cap at the domain's edge: −s_j b_j ≥ (1 − 1e-6)R‖W_j‖
+    (the hyperplane within 1e-6 of touching the sphere of radius R, its side away from the centre)."""
+    return [(r, 1 if sg[r] > 0 else -1) for r, j in enumerate(np.asarray(idx, int))
+            if net.nW[j] > 0 and -(1 if sg[r] > 0 else -1) * float(net.b[j]) >= (1 - 1e-6) * net.R * float(net.nW[j])]
+
+
 def cap_points(net, idx, sg):
     """Exact rational points proposed for a cell cut off by a hyperplane that nearly touches the domain's boundary
     (a cap of depth ~2⁻⁴⁰, where the SOCP's margin is below its tolerance): for each such row j of the cell, on its
@@ -141,13 +148,11 @@ def cap_points(net, idx, sg):
     strictly between the hyperplane's and the sphere's; sphere: the exact rational point of S nearest the float
     direction s_jW_j/‖W_j‖). Only candidates: the caller checks each exactly, with its pattern."""
     out = []
-    R = net.R
-    for r, j in enumerate(np.asarray(idx, int)):
-        s = 1 if sg[r] > 0 else -1
+    idx = np.asarray(idx, int)
+    for r, s in cap_rows(net, idx, sg):
+        j = int(idx[r])
         nw = float(net.nW[j])
-        if not (nw > 0 and -s * float(net.b[j]) >= (1 - 1e-6) * R * nw):
-            continue                                      # not a cap near the boundary on this row's side
-        w = [s * net.Wq[int(j), col] for col in range(net.d)]
+        w = [s * net.Wq[j, col] for col in range(net.d)]
         if net.sphere:
             out.append(net.rational_point(np.array([fmpq_float(t) for t in w]) / nw))
             continue
@@ -306,13 +311,6 @@ def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
     return False
 
 
-def _snapq(v: float, scale: float) -> fmpq:
-    """v ≥ 0 on a grid of 2⁻³⁰ × the power of two ≥ scale, as an exact rational."""
-    e = math.frexp(scale)[1] - 30
-    k = max(int(round(math.ldexp(v, -e))), 0)
-    return fmpq(k) * fmpq(2) ** e if e >= 0 else fmpq(k, 2 ** (-e))
-
-
 def needle_closed(net, idx, sg) -> bool:
     """True when a needle of the cell is closed wherever the cell's other rows hold in the closed ball, proved
     exactly (:func:`needle_empty` argues from the pair alone). On the cell, u = W_i·x + b_i has s_i u > 0 and the
@@ -341,19 +339,19 @@ def needle_closed(net, idx, sg) -> bool:
         if y.size != len(others) + 1 or not np.all(np.isfinite(y)) or not math.isfinite(mu) or not np.max(y) > 0:
             continue
         mx = max(float(np.max(y)), abs(mu))
-        yq = [_snapq(float(t), mx) for t in y]
+        yq = [snap_q(float(t), mx, 30) for t in y]     # (y ≥ 0: the grid keeps it ≥ 0)
         nDq = to_fmpq(nD)
         lam_abs = lam if lam > 0 else -lam
         si = 1 if sg[p] > 0 else -1
+        sgn = {int(idx[r]): (1 if sg[r] > 0 else -1) for r in range(len(idx))}
         for mu_s in (mu, -mu):
-            muq = _snapq(abs(mu_s), mx) * (1 if mu_s >= 0 else -1)
+            muq = snap_q(abs(mu_s), mx, 30) * (1 if mu_s >= 0 else -1)
             coef = {j: yq[-1] / nDq, i: yq[-1] * lam_abs / nDq + muq * si}
             if coef[i] < 0:
                 continue
             for k, r in enumerate(others):
                 if yq[k] != 0:
                     coef[int(idx[r])] = coef.get(int(idx[r]), fmpq(0)) + yq[k]
-            sgn = {int(idx[r]): (1 if sg[r] > 0 else -1) for r in range(len(idx))}
             if all(v == 0 for v in coef.values()):
                 continue
             N = [sum((v * sgn[u] * net.Wq[u, col] for u, v in coef.items()), fmpq(0)) for col in range(d)]

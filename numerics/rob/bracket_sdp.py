@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from flint import fmpq, fmpq_mat
 
-from numerics.rob.bracket_ia import to_fmpq
+from numerics.rob.bracket_ia import snap_q, to_fmpq
 
 __all__ = ["sphere_cell_bound", "psd_exact"]
 
@@ -43,15 +43,6 @@ def _svec(M):
     order = np.lexsort((iu[0], iu[1]))
     r, c = iu[0][order], iu[1][order]
     return M[r, c] * np.where(r == c, 1.0, SQ2)
-
-
-def _snap(x: float, scale: float, bits: int = 40) -> fmpq:
-    """x rounded to a multiple of 2^(e − bits), e the exponent of ``scale`` (small exact rationals)."""
-    if scale <= 0 or not math.isfinite(x):
-        return fmpq(0)
-    e = math.frexp(scale)[1] - bits
-    k = round(math.ldexp(x, -e))
-    return fmpq(k) * fmpq(2) ** e if e >= 0 else fmpq(k, 2 ** (-e))
 
 
 def psd_exact(Q) -> bool:
@@ -168,10 +159,10 @@ def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0, cuts=())
     base = np.zeros((D, D))
     base[1:, 1:] = np.outer(g, g)
     # the float Q of the snapped multipliers, for the shift ε
-    mu_q = [_snap(x, max(float(mu.max()), 1e-300)) for x in mu] if n else []
-    nu_q = [_snap(x, max(float(nu.max()), 1e-300)) for x in nu] if len(nu) else []
-    lam_q = _snap(lam, max(abs(lam), gg))
-    t_q = _snap(t, gg)
+    mu_q = [snap_q(x, max(float(mu.max()), 1e-300)) for x in mu] if n else []
+    nu_q = [snap_q(x, max(float(nu.max()), 1e-300)) for x in nu] if len(nu) else []
+    lam_q = snap_q(lam, max(abs(lam), gg))
+    t_q = snap_q(t, gg)
 
     NL = None
     if any(w != 0 for w in nu_q):   # Σ ν_ij sym(l_i l_jᵀ) = Lᵀ N L with N_ij = N_ji = ν_ij / 2
@@ -212,7 +203,7 @@ def sphere_cell_bound(Wq, bq, gq, idx, sg, x_hint=None, time_limit=1.0, cuts=())
     lmin = float(np.linalg.eigvalsh((Qf + Qf.T) / 2)[0])
     eps = max(0.0, -lmin) + 1e-10 * gg
     for _ in range(3):
-        e = _snap(eps, eps, 20)
+        e = snap_q(eps, eps, 20)
         if psd_exact(q_exact(e)):
             tb = t_q - 2 * e
             return tb if tb > 0 else None

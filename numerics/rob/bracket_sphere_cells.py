@@ -13,18 +13,12 @@ import math
 import numpy as np
 from flint import arb, ctx, fmpq, fmpq_mat
 
-from numerics.rob.bracket_ia import fmpq_float, to_fmpq
-from numerics.rob.bracket_needle import facing_pairs
+from numerics.rob.bracket_ia import arb_mid_fmpq, fmpq_float, to_fmpq
+from numerics.rob.bracket_needle import cap_rows, facing_pairs
 
 __all__ = ["sphere_point", "sphere_needle_points", "sphere_zoom_points", "cap_bound", "cap_rim_points", "arc_best"]
 
 PREC = 256            # bits of the arb arithmetic that places points on the sphere
-
-
-def _arb_fmpq(a) -> fmpq:
-    """The midpoint of the arb ``a`` as an exact rational."""
-    man, exp = a.mid().man_exp()
-    return fmpq(int(man)) * fmpq(2) ** int(exp) if exp >= 0 else fmpq(int(man), 2 ** int(-exp))
 
 
 def sphere_point(xs) -> list:
@@ -40,7 +34,7 @@ def sphere_point(xs) -> list:
         k = max(range(len(X)), key=lambda i: abs(float(X[i].mid())))
         sgn = -1 if float(X[k].mid()) > 0 else 1
         den = 1 - sgn * X[k]
-        yq = [_arb_fmpq(X[i] / den) if i != k else fmpq(0) for i in range(len(X))]
+        yq = [arb_mid_fmpq(X[i] / den) if i != k else fmpq(0) for i in range(len(X))]
     finally:
         ctx.prec = old
     s2 = sum((t * t for t in yq), fmpq(0))
@@ -275,7 +269,7 @@ def sphere_zoom_points(net, idx, sg, x, rounds: int = 4):
 
 def _arb_up(a) -> float:
     """A float ≥ every point of the arb ``a`` (its exact upper end, rounded up)."""
-    u = _arb_fmpq(a.upper())
+    u = arb_mid_fmpq(a.upper())
     f = fmpq_float(u)
     while to_fmpq(f) < u:
         f = float(np.nextafter(f, np.inf))
@@ -288,12 +282,6 @@ def _sqrt_of_up(a):
     return u.sqrt() if u > 0 else arb(0)
 
 
-def _caps(net, idx, sg):
-    """(row position, s_j) of the cell's rows whose side is a cap at the sphere's edge: −s_j b_j ≥ (1 − 1e-6)‖W_j‖."""
-    return [(r, 1 if sg[r] > 0 else -1) for r, j in enumerate(np.asarray(idx, int))
-            if net.nW[j] > 0 and -(1 if sg[r] > 0 else -1) * float(net.b[j]) >= (1 - 1e-6) * float(net.nW[j])]
-
-
 def cap_bound(net, idx, sg, gq=None) -> float:
     """A proved upper bound of τ over the cell ∩ S when one of its rows cuts a cap at the sphere's edge (+inf when none
     does): on the cap {x ∈ S: ŵ·x ≥ c}, ŵ = s_jW_j/‖W_j‖, c = −s_jb_j/‖W_j‖ > 0, every x is cos θ ŵ + sin θ e with
@@ -301,7 +289,7 @@ def cap_bound(net, idx, sg, gq=None) -> float:
     τ² ≤ ‖g‖² − (|g·ŵ|c − ‖g_⊥‖(1 − c²)^½)₊² (arb, from the exact g and rows). Caps ~1e-17 deep hold constants of
     ~1e-8 that the Shor + RLT relaxation cannot resolve (it stops at ~1e-5)."""
     best = math.inf
-    caps = _caps(net, idx, sg) if net.sphere else []
+    caps = cap_rows(net, idx, sg) if net.sphere else []
     if not caps:
         return best
     gq = net.exact_gradient(idx, sg) if gq is None else gq     # (exact g only when a cap is there)
@@ -339,7 +327,7 @@ def cap_rim_points(net, idx, sg, g):
         return []
     out = []
     g = np.asarray(g, float)
-    for r, s in _caps(net, idx, sg):
+    for r, s in cap_rows(net, idx, sg):
         j = int(np.asarray(idx, int)[r])
         wh = s * net.W[j] / net.nW[j]
         e = -np.sign(g @ wh) * (g - (g @ wh) * wh)
