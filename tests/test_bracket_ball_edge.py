@@ -14,31 +14,18 @@ Three draws of the d = 4 hunt (``python -m checks.rob.bracket_hunt --d 4``) that
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from numerics import rob as K
+from checks.rob.degenerate_nets import BALL_CUT as CUT
+from checks.rob.degenerate_nets import BALL_EDGE_POINT as EDGE_POINT
+from checks.rob.degenerate_nets import BALL_MISS as MISS
+from checks.rob.degenerate_nets import exact_constant
 from numerics.rob.bracket import certified_bracket
 from numerics.rob.bracket_net import BracketNet
 
-CUT = ([[-0.38461538461538464, 0.0, 0.0, 0.9230769230769231]], [-1.0], [3.0], [0.0, 0.0, 0.0, 0.0])
-MISS = ([[0.47058823529411764, 0.0, 0.0, 0.8823529411764706]], [-1.0], [-0.5], [0.0, 0.0, 0.0, 0.0])
-EDGE_POINT = ([[0.0, 0.0, -0.0945945945945946, 0.032432432432432434], [1.875, -2.0, -2.0, -1.0],
-               [4.797658640415059, 2.622322735133697, 8.331249168551285, 0.8343754157243581],
-               [-0.3125, 0.0, -1.6, 0.0], [-1.0, 0.0, 0.0, 0.0],
-               [-0.08376963350785341, -0.06382448267265022, 0.09573672400897532, 0.30142109199700823],
-               [-0.3333333333333333, -0.25, -1.6, 1.3333333333333333]],
-              [0.0761030313271899, 5.428571428571429, -10.0, 1.482926699481176, 0.4797658640415059,
-               -0.04798383532687, 2.25], [-1.2857142857142858, -1.0, 1.5, 0.25, -1.5, 1.0, 0.5], [0.0] * 4)
-
 
 def _exact(net):
-    W, b, a, v = net
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", K.KinkCoincidenceWarning)
-        ref = K.lipschitz((W, b, a, v, 0.0), K.Ball(4, 1.0))
-    assert ref.exact
+    ref = exact_constant(net, 4, False)
     return float(ref.lower), float(ref.upper)
 
 

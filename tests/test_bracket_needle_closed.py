@@ -9,27 +9,20 @@ hyperplane D·x + c = 0 that the cell's other rows keep it from, so it is empty 
 
 from __future__ import annotations
 
-import json
-import warnings
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from numerics import rob as K
+from checks.rob.degenerate_nets import NEEDLE_D6, exact_constant
 from numerics.rob import bracket as KB
 from numerics.rob.bracket import certified_bracket
 from numerics.rob.bracket_needle import needle_closed, needle_point
 from numerics.rob.bracket_net import BracketNet
 
-NET = json.loads(Path(__file__).with_name("data").joinpath("needle_closed_d6.json").read_text())
+NET = dict(zip("Wbav", NEEDLE_D6, strict=True))
 
 
 def _exact():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", K.KinkCoincidenceWarning)
-        ref = K.lipschitz((NET["W"], NET["b"], NET["a"], NET["v"], 0.0), K.Ball(6, 1.0))
-    assert ref.exact
+    ref = exact_constant(NEEDLE_D6, 6, False)
     return float(ref.lower), float(ref.upper)
 
 

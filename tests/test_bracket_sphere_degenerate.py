@@ -15,14 +15,23 @@ Three float nets the hunt (``python -m checks.rob.bracket_hunt --d 3 --sphere``)
 from __future__ import annotations
 
 import math
-import warnings
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
 from flint import arb, ctx, fmpq
 
-from numerics import rob as K
+from checks.rob.degenerate_nets import (
+    AXIS,
+    CANCEL,
+    CAP,
+    MICRO_IN,
+    MICRO_OUT,
+    NEAR_PARALLEL,
+    SLAB,
+    THROUGH_POINT,
+    exact_constant,
+)
 from numerics.rob import bracket as KB
 from numerics.rob import bracket_sphere_cells as BN
 from numerics.rob.bracket import certified_bracket
@@ -30,22 +39,9 @@ from numerics.rob.bracket_needle import beyond_empty
 from numerics.rob.bracket_net import BracketNet
 from numerics.rob.bracket_sphere_cells import sphere_point
 
-CANCEL = ([[0.6, 0.8, 0.0], [1.8, 2.4, 0.0]], [0.0, 0.0], [1000000.0, -333333.3333333333], [0.0, 0.0, 0.0])
-NEAR_PARALLEL = ([[2.788381742738589, 2.091286307053942, -6.070539419087137],
-                  [5.576763485472996, 4.18257261412099, -12.14107883817168]], [5.0, 10.00000000001], [-2.5, 2.5],
-                 [0.0, 0.0, 0.0])
-THROUGH_POINT = ([[0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.6666666666666667, 0.0],
-                  [0.7738095238095238, -0.23809523809523808, 0.9523809523809523], [0.0, 2.0, 0.0]],
-                 [-0.19047619047619047, -0.7619047619047619, 1.1428571428571428, -1.25, -2.0],
-                 [-3.0, -2.25, -0.5, 3.0, -3.0], [-0.25, -0.5, 0.0])
-
 
 def _exact(net):
-    W, b, a, v = net
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", K.KinkCoincidenceWarning)
-        ref = K.lipschitz((W, b, a, v, 0.0), K.Sphere(3))
-    assert ref.exact
+    ref = exact_constant(net, 3, True)
     return float(ref.lower), float(ref.upper)
 
 
@@ -104,8 +100,6 @@ def test_the_sliver_between_nearly_parallel_planes_is_bounded_by_its_tangential_
 
 # the falsifier's axis_aligned draw: units 0 and 3 are one hyperplane, 1 and 2 parallel; the cell with all four on
 # is {−x + z > 1, x + z < −1}, whose closure meets the ball only where the line x = −1, z = 0 touches S, at (−1, 0, 0)
-AXIS = ([[-0.5, 0.0, -0.5], [-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-0.5, 0.0, -0.5]], [-0.5, 0.75, -1.0, -0.5],
-        [-0.6, -2.625, -2.0, 3.0], [0.0, 0.0, 0.0])
 
 
 def test_a_cell_pinched_where_a_line_touches_the_sphere_is_proved_empty():
@@ -129,19 +123,6 @@ def test_without_the_pinch_the_tangent_line_cell_holds_the_upper_end(monkeypatch
 
 # the falsifier's through_point draws with seven units: six planes meant to pass through p = (350, 3578, −3185)/4803
 # on S, which float64 leaves meeting in micro-cells ~1e-17 across around p
-MICRO_IN = ([[0.2962962962962963, 0.037037037037037035, 0.14814814814814814], [-1.0, 0.0, 0.0],
-             [0.32, 0.0, -0.09333333333333334], [0.0, 0.0, 1.6],
-             [1.3262544243181345, -1.0656497485313912, -1.0513989801362547],
-             [-0.03643556110764106, -0.3724755361232563, 0.3315636060795336],
-             [0.8960176991150443, 0.35398230088495575, 0.7964601769911505]],
-            [0.049058844395092574, 0.07287112221528212, -0.08521063224373655, -0.7142857142857143, 0.0, 0.5,
-             0.19916110690405517], [2.0, -1.0, 2.25, 0.2857142857142857, 0.8, 1.0, -0.1875], [0.0, 0.0, 0.0])
-MICRO_OUT = ([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.6], [1.3262544243181345, -1.0656497485313912, -1.0513989801362547],
-              [-0.03643556110764106, -0.3724755361232563, 0.3315636060795336],
-              [0.8960176991150443, 0.35398230088495575, 0.7964601769911505], [1.2, 0.0, -0.35],
-              [0.2962962962962963, 0.037037037037037035, 0.14814814814814814]],
-             [0.07287112221528212, -0.7142857142857143, 0.0, 0.5, 0.19916110690405517, -0.3195398709140121,
-              0.049058844395092574], [-1.0, 0.2857142857142857, 0.8, 2.25, -0.1875, 2.25, 2.0], [0.0, 0.0, 0.375])
 
 
 def test_a_micro_cell_on_the_sphere_is_found_by_the_sphere_zoom():
@@ -245,9 +226,6 @@ def test_without_the_arc_search_the_band_stops_short_of_its_corner(monkeypatch):
 # the falsifier's cancel_1e6 draw with exactly parallel rows (W₀ = 1.75·W₄ exactly in float64, b₀ = 1.5 against
 # 1.75·b₄ = 1.4999999999999999 rounded): a slab of S ~1e-17 wide, open along the whole circle, where the gradient is
 # ~2.9e6 (the needle routine skipped exactly parallel pairs)
-SLAB = ([[0.0, 0.0, 5.25], [0.375, 0.0, -1.0], [0.0, 0.0, -0.5], [0.0, -1.4285714285714286, 1.5625], [0.0, 0.0, 3.0]],
-        [1.5, -1.3333333333333333, 0.5, -1.5, 0.8571428571428571],
-        [-571428.5708571429, -2.5714285714285716, -0.6875, -1.25, 1000000.0], [0.0, 0.0, 0.0])
 
 
 def test_a_slab_between_exactly_parallel_rows_is_hit_on_the_sphere():
@@ -272,8 +250,6 @@ def test_units_that_cancel_exactly_give_the_exact_bracket_zero():
 
 # the falsifier's edge_threshold draw: W₀ = (95, −168)/193/3 in (y, z), b₀ = −1/3, a plane meant to touch S that
 # float64 leaves cutting a cap ~1e-17 deep; g = a₀W₀ is along the cap's axis, so τ ≈ 3.3e-9 only at the cap's rim
-CAP = ([[0.0, 0.16407599309153714, -0.29015544041450775], [0.0, -1.3333333333333333, 1.0]],
-       [-0.3333333333333333, -2.3125], [-2.6666666666666665, 2.5], [0.0, 0.0, 0.0])
 
 
 def test_a_float_cap_on_the_sphere_is_bounded_and_reached_at_its_rim():
