@@ -19,6 +19,26 @@ SITES = {
                               "meet (concurrent in the net's intent, ~1e-17 apart as float64); the common point "
                               "and the rows' residuals there computed exactly, a rescaled LP proposes a point "
                               "(checked exactly) or a certificate (checked exactly)",
+    "rob.bracket/zero_gradient_exact": "branch and bound: a leaf pattern whose interval gradient contains 0 (units "
+                                       "that cancel exactly, ±10⁶ sums): its gradient in rationals, so that an exact "
+                                       "0 adds 0 to the upper end",
+    "rob.bracket/needle_closed_exact": "branch and bound: a needle between two rows equal up to rounding, closed by "
+                                       "the cell's other rows: the needle SOCP's multipliers snapped and spread over "
+                                       "the cell's own rows, the ball's Farkas test T ≤ 0, T² ≥ R²‖N‖² in rationals",
+    "rob.bracket/beyond_exact": "branch and bound: a cell that rows meant to touch (or meet on) the sphere leave "
+                                "~1e-17 beyond it or exactly at it: the exact foot q of the rows' flat, ‖q‖ ≥ R and "
+                                "q = Σ y s W with y ≥ 0, decided in rationals (tangent flats included)",
+    "rob.bracket/pinched_exact": "branch and bound, sphere: a closed cell meeting the closed ball at one point p of S "
+                                 "only (‖p‖ = R exactly, the flat of the tight rows), with y ≥ 0, Σ y s W = p exactly",
+    "rob.bracket/cap_bound_arb": "branch and bound, sphere: a row cutting a cap at S's edge (~1e-17 deep): τ on the "
+                                 "cap bounded from the exact gradient and rows in one-sided arb",
+    "rob.bracket/needle_point_exact": "lower end, ball: an exact point inside the needle between two rows equal up to "
+                                      "rounding (a band ~1e-17 wide), placed half way across it in rationals",
+    "rob.bracket/cap_point_exact": "lower end, ball: an exact point strictly inside a cap ~1e-17 deep that a plane "
+                                   "meant tangent cuts off, placed in rationals between the plane and the sphere",
+    "rob.bracket/sphere_point_exact": "lower end, sphere: an exact rational point of S within 2⁻²⁴⁰ of an arb "
+                                      "target (inverse stereographic image), for bands, micro-cells and cap rims of S "
+                                      "far below a float's resolution",
     "rob.s2/order_exact": "S² arrangement: points on a kink circle too close for the float order (coincident "
                           "vertices, many circles through one point), ordered exactly",
     "rob.s2/locate_exact": "S² arrangement: a point whose arc the float position cannot decide, located exactly",

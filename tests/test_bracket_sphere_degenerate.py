@@ -30,6 +30,7 @@ from checks.rob.degenerate_nets import (
     NEAR_PARALLEL,
     SLAB,
     THROUGH_POINT,
+    ULP_S7,
     exact_constant,
 )
 from numerics.rob import bracket as KB
@@ -246,6 +247,24 @@ def test_units_that_cancel_exactly_give_the_exact_bracket_zero():
     br = certified_bracket(W, [-0.5, -1.0], [1e6, -5e5 * (1 + 2 ** -40)], [0.0] * 8, sphere=True, rel_gap=0.0,
                            time_limit=10)
     assert br.upper > 0.0                                # not exactly cancelling: the cell's gradient is not 0
+
+
+def test_units_one_ulp_from_cancelling_get_their_constant_from_the_exact_gradient():
+    """ULP_S7: a₂ one ulp from −5·10⁵, so g = −2⁻³³e₁ on the cap x₁ > ½, whose enclosure (radius ~2e-10) holds 0; the
+    constant, by hand, is 2⁻³³·√3/2 (τ = 2⁻³³(1 − x₁²)^½ at the cap's rim). The bracket was [1.008e-10, 1.0e-9]
+    ("gap open": the enclosure's norm, then ‖g‖ = 2⁻³³ with δ lost in the solver's tolerance); now the pattern's
+    bound is the exact ‖g‖ and δ comes from g scaled to ~1."""
+    br = certified_bracket(*ULP_S7, sphere=True, rel_gap=0.0, time_limit=10)
+    exact = 2.0 ** -33 * math.sqrt(3.0) / 2
+    assert br.lower <= exact * (1 + 1e-15) and br.upper >= exact * (1 - 1e-15)
+    assert br.upper <= exact * (1 + 1e-8)
+    assert br.lower >= exact * (1 - 1e-8)
+
+
+def test_without_the_exact_gradient_the_ulp_net_is_bounded_by_its_enclosure(monkeypatch):
+    monkeypatch.setattr(KB, "sqrt_up_q", lambda q: float("inf"))   # the exact gradient's norm not used
+    br = certified_bracket(*ULP_S7, sphere=True, rel_gap=0.0, time_limit=5)
+    assert br.upper > 2 * 2.0 ** -33
 
 
 # the falsifier's edge_threshold draw: W₀ = (95, −168)/193/3 in (y, z), b₀ = −1/3, a plane meant to touch S that

@@ -36,3 +36,29 @@ def test_reach_counts():
     assert fallbacks.reached["rob.s2/order_exact"] == 2
     fallbacks.reset()
     assert not fallbacks.reached
+
+
+def test_the_degenerate_nets_case_closes_every_bracket_on_its_exact_constant():
+    out = P._degenerate_cells()
+    assert out["ok"], [r for r in out["rows"] if not r["ok"]]
+    assert len(out["rows"]) == 16 and {r["domain"] for r in out["rows"]} == {"S^2", "S^7", "B^3", "B^4", "B^6"}
+
+
+def test_an_unsound_emptiness_certificate_is_caught_by_the_degenerate_nets(monkeypatch):
+    from numerics.rob import bracket as KB
+
+    for name in ("beyond_empty", "needle_closed"):
+        with monkeypatch.context() as mp:
+            mp.setattr(KB, name, lambda *a, **k: True)       # every cell it is asked about declared empty
+            out = P._degenerate_cells(time_limit=5)
+            assert not out["ok"] and any(not r["contains"] for r in out["rows"]), name
+
+
+def test_a_missing_certificate_leaves_a_degenerate_bracket_open(monkeypatch):
+    from numerics.rob import bracket as KB
+
+    for name, net in (("beyond_empty", "MICRO_OUT"), ("needle_closed", "NEEDLE_D6"), ("cap_bound", "CAP")):
+        with monkeypatch.context() as mp:
+            mp.setattr(KB, name, (lambda *a, **k: float("inf")) if name == "cap_bound" else (lambda *a, **k: False))
+            out = P._degenerate_cells(names=(net,), time_limit=3)
+            assert not out["ok"] and any(r["contains"] and not r["closed"] for r in out["rows"]), name

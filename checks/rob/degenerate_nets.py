@@ -28,12 +28,17 @@ BALL_CUT           B⁴      a plane meant tangent cutting a cap ~5e-17 deep / t
 BALL_MISS          B⁴      the same, missing the ball after rounding / the exact certificates at margin ≤ 1e-6
 BALL_EDGE_POINT    B⁴      five planes through a point of S / the zoom at the sphere's edge
 NEEDLE_D6          B⁶      two facing rows equal up to rounding, closed by the cell's other rows / ``needle_closed``
+ZERO_S7, ULP_S7    S⁷      units ±10⁶ on one plane cancelling exactly, and one ulp from it (constants by hand) /
+                           the exact gradient where its interval enclosure contains 0
 =================  ======  ================================================================================
 """
 
 from __future__ import annotations
 
+import math
 import warnings
+from dataclasses import dataclass
+from fractions import Fraction
 
 CANCEL = (
     [
@@ -169,21 +174,45 @@ NEEDLE_D6 = (
     [1.125, -2.0, -2.0, 0.5, 2.0, 1.125, -0.5625, -1.75, 2.0, -1.0, -0.5, -1.0],
     [0.0, 0.0, -0.6666666666666666, 0.0, 0.0, 0.0])
 
+# S⁷, by hand (no exact routine there): 10⁶ ReLU(x₁ − ½) + a₂ ReLU(2x₁ − 1). With a₂ = −5·10⁵ the two cancel
+# exactly, f ≡ 0 and the constant is 0; with a₂ one ulp further from 0, −(5·10⁵ + 2⁻³⁴), the cap x₁ > ½ carries
+# g = (10⁶ + 2a₂)e₁ = −2⁻³³e₁, so τ = 2⁻³³(1 − x₁²)^½ there and 0 elsewhere: the constant is 2⁻³³·√3/2 (the cap's rim,
+# not attained). The interval enclosure of those ±10⁶ sums (radius ~2e-10) contains 0 in both: the exact gradient
+# decides.
+ZERO_S7 = ([[1.0] + [0.0] * 7, [2.0] + [0.0] * 7], [-0.5, -1.0], [1e6, -5e5], [0.0] * 8)
+ULP_S7 = ([[1.0] + [0.0] * 7, [2.0] + [0.0] * 7], [-0.5, -1.0], [1e6, -(5e5 + 2.0 ** -34)], [0.0] * 8)
+HAND = {"ZERO_S7": Fraction(0), "ULP_S7": Fraction(3, 4) / 2 ** 66}      # the constants' squares
+
 # name → (net, d, sphere)
 CASES = {
     "CANCEL": (CANCEL, 3, True), "NEAR_PARALLEL": (NEAR_PARALLEL, 3, True), "THROUGH_POINT": (THROUGH_POINT, 3, True),
     "AXIS": (AXIS, 3, True), "MICRO_IN": (MICRO_IN, 3, True), "MICRO_OUT": (MICRO_OUT, 3, True),
     "SLAB": (SLAB, 3, True), "CAP": (CAP, 3, True), "BALL_CUT": (BALL_CUT, 4, False),
     "BALL_MISS": (BALL_MISS, 4, False), "BALL_EDGE_POINT": (BALL_EDGE_POINT, 4, False),
-    "NEEDLE_D6": (NEEDLE_D6, 6, False),
+    "NEEDLE_D6": (NEEDLE_D6, 6, False), "ZERO_S7": (ZERO_S7, 8, True), "ULP_S7": (ULP_S7, 8, True),
 }
 
 
-def exact_constant(net, d: int, sphere: bool):
-    """The net's exact Lipschitz constant on S^{d−1} (d = 3: the exact arrangement) or on B_1 ⊂ R^d (the exact
-    recursion over flats), as :class:`numerics.rob.Lipschitz` (``.exact`` is True; ``.value2`` its exact square)."""
-    from numerics import rob
+@dataclass(frozen=True)
+class ByHand:
+    """A constant derived by hand (:data:`HAND`): its exact square and its float."""
 
+    value2: object            # numerics.rob.exact.QNum
+    upper: float
+    lower: float
+    exact: bool = True
+
+
+def exact_constant(net, d: int, sphere: bool, name: str | None = None):
+    """The net's exact Lipschitz constant on S^{d−1} (d = 3: the exact arrangement) or on B_1 ⊂ R^d (the exact
+    recursion over flats), as :class:`numerics.rob.Lipschitz` (``.exact`` is True; ``.value2`` its exact square);
+    for a net of :data:`HAND` (``name``), its constant derived by hand, as :class:`ByHand`."""
+    from numerics import rob
+    from numerics.rob.exact import QNum
+
+    if name in HAND:
+        v = math.sqrt(HAND[name])
+        return ByHand(QNum(HAND[name]), v, v)
     W, b, a, v = net
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rob.KinkCoincidenceWarning)

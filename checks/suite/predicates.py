@@ -131,9 +131,10 @@ def _ball_near_parallel() -> dict:
             "reference": math.sqrt(top), "pattern": pat, "witnessed": witness is not None, "ok": bool(ok)}
 
 
-def _witness_reproves(B, W, b, a, v) -> bool:
-    """A bracket's lower end re-proved from its witness in exact rationals (B_1): the point is inside the ball and on
-    no hyperplane, its pattern is the one reported, and lower² ≤ ‖g‖² there."""
+def _witness_reproves(B, W, b, a, v, sphere: bool = False) -> bool:
+    """A bracket's lower end re-proved from its witness in exact rationals: the point is inside B_1 (or exactly on
+    S^{d−1}) and on no hyperplane, its pattern is the one reported, and lower² ≤ ‖g‖² there (on the sphere
+    lower² ≤ τ² = ‖g‖² − (g·x)²)."""
     x = [F(t) for t in B.witness_point]
     z = [E.dot(w, x) + bj for w, bj in zip(W, b, strict=True)]
     g = list(v)
@@ -141,8 +142,10 @@ def _witness_reproves(B, W, b, a, v) -> bool:
         if zj > 0:
             g = [p + a[j] * q for p, q in zip(g, W[j], strict=True)]
     act = tuple(zj > 0 for zj in z)
-    return bool(E.dot(x, x) < 1 and all(zj != 0 for zj in z) and tuple(bool(s) for s in B.witness_pattern) == act
-                and F(B.lower) ** 2 <= E.dot(g, g))
+    inside = E.dot(x, x) == 1 if sphere else E.dot(x, x) < 1
+    value2 = E.dot(g, g) - E.dot(g, x) ** 2 if sphere else E.dot(g, g)
+    return bool(inside and all(zj != 0 for zj in z) and tuple(bool(s) for s in B.witness_pattern) == act
+                and F(B.lower) ** 2 <= value2)
 
 
 def _tangent_bracket() -> dict:
@@ -487,9 +490,42 @@ def _implied_signs() -> dict:
             "rows": rows, "fixed": fired, "ok": all(r["ok"] for r in rows) and fired > 0}
 
 
+def _degenerate_cells(names=None, time_limit: float = 30.0) -> dict:
+    """rob, the bracket's exact constructions and certificates (:mod:`numerics.rob.bracket_needle`,
+    :mod:`numerics.rob.bracket_sphere_cells`) on the hunts' degenerate float nets (:mod:`checks.rob.degenerate_nets`:
+    lunes and slabs ~1e-16 wide holding ±10⁶, planes 1e-12 apart, planes through a point of S, micro-cells ~1e-17
+    across just inside and just beyond S, a line tangent to S, caps ~1e-17 deep, a needle closed by other rows), on
+    S² and on B³, B⁴, B⁶, and units ±10⁶ cancelling exactly or to one ulp on S⁷: each bracket at rel_gap 0 against
+    the exact constant (the S² arrangement, the ball's recursion over flats; on S⁷ derived by hand), compared as
+    rationals; it must contain it, close to 1e-8 (relative; absolute 1e-15 when the constant is 0), and its lower end
+    be re-proved from its witness (on S: exactly on the sphere). ``names``: a subset of the runs, for the tests."""
+    from checks.rob.degenerate_nets import CASES as NETS
+    from checks.rob.degenerate_nets import exact_constant
+    from numerics.rob.bracket import certified_bracket
+
+    runs = [(k, net, d, sph) for k, (net, d, sph) in NETS.items()]
+    runs += [(k + " (B³)", NETS[k][0], 3, False) for k in ("CANCEL", "CAP")]   # the ball's needle and cap points
+    rows = []
+    for name, net, d, sph in runs:
+        if names is not None and name not in names:
+            continue
+        ref = exact_constant(net, d, sph, name=name)
+        B = certified_bracket(*net, sphere=sph, R=1.0, rel_gap=0.0, time_limit=time_limit)
+        contains = bool(E.QNum(F(B.lower) ** 2).cmp(ref.value2) <= 0 and E.QNum(F(B.upper) ** 2).cmp(ref.value2) >= 0)
+        ex = float(ref.upper)
+        closed = B.upper - B.lower <= (1e-8 * ex if ex > 0 else 1e-15)
+        reproved = B.lower == 0.0 and not B.witness_pattern or _witness_reproves(   # (no witness: 0 is trivial)
+            B, [[F(t) for t in r] for r in net[0]], *([F(t) for t in x] for x in net[1:]), sphere=sph)
+        rows.append({"net": name, "domain": f"S^{d - 1}" if sph else f"B^{d}", "lower": B.lower, "upper": B.upper,
+                     "exact": ex, "status": B.status, "contains": contains, "closed": bool(closed),
+                     "lower_reproved": bool(reproved), "ok": bool(contains and closed and reproved)})
+    return {"case": "the bracket on the hunts' degenerate float nets (S², B³, B⁴, B⁶; rel_gap 0) against their exact "
+                    "constants", "rows": rows, "ok": all(r["ok"] for r in rows)}
+
+
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
          _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap,
-         _sphere_ties, _sphere_candidates, _implied_signs)
+         _sphere_ties, _sphere_candidates, _implied_signs, _degenerate_cells)
 
 
 def level_F(ctx: Context) -> Outcome:
@@ -506,9 +542,9 @@ def level_F(ctx: Context) -> Outcome:
                f"in the d = 6 bracket with its lower end re-proved from the witness, hyperplanes through one point "
                f"~1e-17 apart (d = 4) and a 1e-21 triangle (d = 2) in brackets at rel_gap 0, tangent caps on S³, "
                f"counts on their thresholds, an S¹ arc across 2π, circles through one point on S², every candidate of "
-               f"the S² sup against an exact oracle, the bracket's implied signs on sampled points of their regions); "
-               f"exact fall-backs "
-               f"reached: "
+               f"the S² sup against an exact oracle, the bracket's implied signs on sampled points of their regions, "
+               f"the bracket on the hunts' degenerate float nets at rel_gap 0 (S⁷: constants by hand)); exact "
+               f"fall-backs reached: "
                f"{len(fallbacks.SITES) - len(missing)}/{len(fallbacks.SITES)} registered sites"
                + (f" (NOT REACHED: {', '.join(missing)})" if missing else "")
                + (f"; DISAGREE: {', '.join(wrong)}" if wrong else ""))

@@ -97,7 +97,8 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpq
 
-from numerics.rob.bracket_ia import U, iv_add, round_up, sqrt_up
+from numerics.fallbacks import reach
+from numerics.rob.bracket_ia import U, fmpq_float, iv_add, round_up, sqrt_up, sqrt_up_q
 from numerics.rob.bracket_needle import (
     beyond_empty,
     cap_points,
@@ -179,6 +180,13 @@ class Bracket:
     def abs_gap(self) -> float:
         """upper − lower: what the bracket says when the relative gap is undefined (a lower end of 0)."""
         return self.upper - self.lower
+
+
+def _zero_gradient_exact(net, idx, sg):
+    """The leaf pattern's gradient in exact rationals, when its interval enclosure contains 0 (the exact fall-back:
+    units that cancel exactly give g = 0, which no enclosure of ±10⁶ sums can show)."""
+    reach("rob.bracket/zero_gradient_exact")
+    return net.exact_gradient(idx, sg)
 
 
 def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01, time_limit: float = 60.0,
@@ -309,9 +317,18 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             want = np.zeros(m, bool)
             want[idx] = sg > 0                      # the leaf's pattern, in the units' own order
             want = tuple(bool(w) for w in want)
-            if np.all(np.abs(Gm[i]) <= Gr[i]) and not any(net.exact_gradient(idx, sg)):
-                shut["bound ≤ lower end"] += 1      # g exactly 0 (units that cancel exactly): it adds 0 ≤ lower
-                continue
+            if np.all(np.abs(Gm[i]) <= Gr[i]):     # the enclosure holds 0 (units that cancel to ~1 ulp of ±10⁶)
+                gq = _zero_gradient_exact(net, idx, sg)
+                if not any(gq):
+                    shut["bound ≤ lower end"] += 1  # g exactly 0: it adds 0 ≤ lower
+                    continue
+                # g ≠ 0 but far below the enclosure's radius: the pattern's bound and gradient from the exact g
+                Gm[i] = np.array([fmpq_float(t) for t in gq])
+                Gr[i] = round_up(2 * U * np.abs(Gm[i]))
+                Vq = sqrt_up_q(sum((t * t for t in gq), fmpq(0)))
+                if Vq < V:
+                    heapq.heappush(h, (-Vq, i, False, src))
+                    continue
             res = net.socp(idx, sg)
             # a failed SOCP (a cell at the solver's resolution) still gets the exact constructions below, without x
             t, x, y = res if res is not None else (0.0, None, None)
@@ -344,10 +361,12 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
                 continue                     # realised only strictly inside the ball: never on the sphere
             xs = srch.realise_on_sphere(idx, sg, Gm[i], x, t) if t > 0 else None
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
+            # g scaled by a power of two to ~1 (exact), so that the solver's tolerances do not swamp a tiny gradient
+            sc = math.ldexp(1.0, -math.frexp(float(np.max(np.abs(Gm[i]))) or 1.0)[1])
             for sgn in (1.0, -1.0):
-                r3 = net.socp(idx, sg, obj=-sgn * Gm[i], tfix=0.0)
+                r3 = net.socp(idx, sg, obj=-sgn * sc * Gm[i], tfix=0.0)
                 if r3 is not None:
-                    dl = max(dl, net.dual_low(idx, sg, r3[2], sgn * Gm[i], Gr[i]))
+                    dl = max(dl, net.dual_low(idx, sg, r3[2], sgn * sc * Gm[i], sc * Gr[i]) / sc)
             V2, src2 = V, src
             if dl > 0:
                 tally[SRC_DELTA] += 1

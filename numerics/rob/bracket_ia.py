@@ -89,6 +89,14 @@ def sqrt_up(x):
     return round_up(math.sqrt(max(x, 0.0)))
 
 
+def sqrt_up_q(q) -> float:
+    """A float ≥ √q for the flint rational q ≥ 0 (0 for q ≤ 0): the correctly rounded float of q stepped up, then a
+    rounded-up square root."""
+    if q <= 0:
+        return 0.0
+    return sqrt_up(float(np.nextafter(fmpq_float(q), np.inf)))
+
+
 def _lam_up(Hm, Hr, q=8):
     """Upper bound of λ_max of the exact PSD matrix in [Hm ± Hr] via ‖H^{2^q}‖_F^{2^-q}."""
     S = 0

@@ -36,6 +36,7 @@ import weakref
 import numpy as np
 from flint import fmpq, fmpq_mat
 
+from numerics.fallbacks import reach
 from numerics.rob.bracket_ia import fmpq_float, snap_q, to_fmpq
 
 __all__ = ["needle_point", "needle_empty", "needle_closed", "cap_points", "cap_rows", "pinched_empty", "beyond_empty",
@@ -130,6 +131,7 @@ def needle_point(net, idx, sg):
             step = (ustar - ui) / n2
             x = [xq[col] + step * net.Wq[i, col] for col in range(d)]
             if net.exact(x) is not None:
+                reach("rob.bracket/needle_point_exact")
                 return x
     return None
 
@@ -167,6 +169,7 @@ def cap_points(net, idx, sg):
         eps = fmpq(1, 4) if gap >= 1 else gap / 4
         tau = lo * (1 + eps)
         if tau * tau * n2 < Rq2:
+            reach("rob.bracket/cap_point_exact")
             out.append([tau * t for t in w])
     return out
 
@@ -218,6 +221,7 @@ def pinched_empty(net, idx, sg, x) -> bool:
     p = _flat_foot(net, [int(idx[t]) for t in near])
     if p is None or sum((t * t for t in p), fmpq(0)) != net.R2q:
         return False
+    reach("rob.bracket/pinched_exact")
     tight = np.array([t for t in near
                       if sum((net.Wq[int(idx[t]), c] * p[c] for c in range(d)), fmpq(0)) + net.bq[int(idx[t])] == 0])
     rows = [int(idx[t]) for t in tight]
@@ -301,6 +305,7 @@ def beyond_empty(net, idx, sg, x, max_subsets: int = 64) -> bool:
         q2 = sum((t * t for t in q), fmpq(0))
         if not (q2 > 0 and q2 >= net.R2q):
             continue
+        reach("rob.bracket/beyond_exact")
         sgn = {int(idx[k]): (1 if sg[k] > 0 else -1) for k in sup}
         y = [mu[a] * sgn[r] for a, r in enumerate(rows)]       # Σ y_j s_j W_j = Σ μ_j W_j = q exactly
         if any(t < 0 for t in y) or not any(t > 0 for t in y):
@@ -356,6 +361,7 @@ def needle_closed(net, idx, sg) -> bool:
                 continue
             N = [sum((v * sgn[u] * net.Wq[u, col] for u, v in coef.items()), fmpq(0)) for col in range(d)]
             T = sum((v * sgn[u] * net.bq[u] for u, v in coef.items()), fmpq(0))
+            reach("rob.bracket/needle_closed_exact")
             if T <= 0 and T * T >= net.R2q * sum((t * t for t in N), fmpq(0)):
                 return True
     return False

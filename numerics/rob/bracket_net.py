@@ -31,7 +31,7 @@ from numerics.rob.bracket_ia import (
     norm_up,
     round_up,
     shor_bound,
-    sqrt_up,
+    sqrt_up_q,
     to_fmpq,
 )
 from numerics.rob.bracket_sdp import sphere_cell_bound
@@ -550,11 +550,7 @@ class BracketNet:
                               time_limit=min(2.0, max(0.05, self.deadline - time.perf_counter())))
         if t is None:
             return math.inf
-        val = sum((y * y for y in gq), fmpq(0)) - t
-        if val <= 0:
-            return 0.0
-        f = float(np.nextafter(float(Fraction(int(val.p), int(val.q))), np.inf))
-        return sqrt_up(f)
+        return sqrt_up_q(sum((y * y for y in gq), fmpq(0)) - t)
 
     def alpha_sum(self, units):
         """An enclosure [sm ± sr] of Σ_{j ∈ units} α_j (the rows' own radii plus the rounding of the sum)."""

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from flint import arb, ctx, fmpq, fmpq_mat
 
+from numerics.fallbacks import reach
 from numerics.rob.bracket_ia import arb_mid_fmpq, fmpq_float, to_fmpq
 from numerics.rob.bracket_needle import cap_rows, facing_pairs
 
@@ -25,6 +26,7 @@ def sphere_point(xs) -> list:
     """An exact rational point of the unit sphere within ~2⁻²⁴⁰ of xs/‖xs‖ (xs: arbs or rationals, not 0): the
     inverse stereographic image, from the pole N = −sign(x_k)e_k (k = argmax |x_k|), of the rounded projection y.
     Far below a float's resolution, so that a band of S ~1e-17 wide (the sphere's needle) can be hit exactly."""
+    reach("rob.bracket/sphere_point_exact")
     old = ctx.prec
     ctx.prec = PREC
     try:
@@ -293,6 +295,7 @@ def cap_bound(net, idx, sg, gq=None) -> float:
     if not caps:
         return best
     gq = net.exact_gradient(idx, sg) if gq is None else gq     # (exact g only when a cap is there)
+    reach("rob.bracket/cap_bound_arb")
     old = ctx.prec
     ctx.prec = PREC
     try:
