@@ -40,7 +40,7 @@ from numerics.fallbacks import reach
 from numerics.rob.bracket_ia import fmpq_float, snap_q, to_fmpq
 
 __all__ = ["needle_point", "needle_empty", "needle_closed", "cap_points", "cap_rows", "pinched_empty", "beyond_empty",
-           "facing_pairs"]
+           "facing_pairs", "needle_socps"]
 
 COS_NEAR = 1e-9       # rows whose unit normals agree to this (and whose offsets agree to OFF_NEAR) are a pair
 OFF_NEAR = 1e-6
@@ -82,6 +82,25 @@ def facing_pairs(net, idx, sg):
         yield p, q, i, j, lam, Dq, net.bq[j] - lam * net.bq[i]
 
 
+def needle_socps(net, idx, sg, open_only: bool = True):
+    """The needle SOCP of each facing pair of the cell, set up once for :func:`needle_point`, :func:`needle_closed` and
+    :func:`numerics.rob.bracket_sphere_cells.sphere_needle_points`: (p, q, i, λ, D, c, ‖D‖, others, kw), D, c exact
+    (:func:`facing_pairs`), ``others`` the positions of the cell's other rows and ``kw`` the keywords of
+    :meth:`BracketNet.socp` on them: row p as the equality u = W_i·x + b_i = 0 and the needle's row
+    s_j(D·x + c) ≥ t scaled by ‖D‖ (omitted for exactly parallel rows, D = 0, whose slab is then open everywhere on
+    the plane: s_j c > 0; ``open_only`` skips the closed ones, s_j c ≤ 0, else every D = 0 pair is skipped)."""
+    idx = np.asarray(idx, int)
+    W, b = net.W[idx], net.b[idx]
+    for p, q, i, _, lam, Dq, cq in facing_pairs(net, idx, sg):
+        D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
+        nD = float(np.linalg.norm(D))
+        if nD == 0.0 and not (open_only and (cq > 0 if sg[q] > 0 else cq < 0)):
+            continue
+        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
+        kw = dict(eq=(W[p], b[p]), extra=None if nD == 0.0 else (sg[q] * D[None] / nD, [sg[q] * c / nD]))
+        yield p, q, i, lam, Dq, cq, nD, others, kw
+
+
 def needle_empty(net, idx, sg) -> bool:
     """True when the pair alone proves the cell empty in the closed ball (so on the sphere too), exactly: with
     y_i = |λ|, y_j = 1, Σ y s W = s_j D and Σ y s b = s_j c, so s_j c ≤ 0 and c² ≥ R²‖D‖² leave no point of the
@@ -104,17 +123,10 @@ def needle_point(net, idx, sg):
         return None
     idx = np.asarray(idx, int)
     d = net.d
-    W, b = net.W[idx], net.b[idx]
-    for p, q, i, _, lam, Dq, cq in facing_pairs(net, idx, sg):
-        D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
-        nD = float(np.linalg.norm(D))
-        if nD == 0.0 and not (cq > 0 if sg[q] > 0 else cq < 0):
-            continue                                    # exactly parallel and closed (a Farkas certificate decides)
-        # the needle opens where s_j(D·x + c) > 0: on u = 0 in the ball, with the other rows, scaled by ‖D‖ (exactly
-        # parallel rows with s_j c > 0: a slab of constant width, open everywhere on the plane)
-        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
-        res = net.socp(idx[others], sg[others], eq=(W[p], b[p]),
-                       extra=None if nD == 0.0 else (sg[q] * D[None] / nD, [sg[q] * c / nD]))
+    # the needle opens where s_j(D·x + c) > 0: on u = 0 in the ball, with the other rows (exactly parallel rows that
+    # are closed are left to a Farkas certificate)
+    for p, q, i, lam, Dq, cq, _, others, kw in needle_socps(net, idx, sg):
+        res = net.socp(idx[others], sg[others], **kw)
         if res is None or not res[0] > 0:
             continue
         t = float(res[0])
@@ -329,15 +341,9 @@ def needle_closed(net, idx, sg) -> bool:
         return False
     idx = np.asarray(idx, int)
     d = net.d
-    W, b = net.W[idx], net.b[idx]
-    for p, q, i, j, lam, Dq, cq in facing_pairs(net, idx, sg):
-        D = np.array([fmpq_float(t) for t in Dq])
-        nD = float(np.linalg.norm(D))
-        if nD == 0.0:
-            continue
-        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
-        res = net.socp(idx[others], sg[others], eq=(W[p], b[p]),
-                       extra=(sg[q] * D[None] / nD, [sg[q] * fmpq_float(cq) / nD]), eq_dual=True)
+    for p, q, i, lam, _, _, nD, others, kw in needle_socps(net, idx, sg, open_only=False):
+        j = int(idx[q])
+        res = net.socp(idx[others], sg[others], eq_dual=True, **kw)
         if res is None or not res[0] < 0:
             continue
         y, mu = np.asarray(res[2], float), float(res[3])

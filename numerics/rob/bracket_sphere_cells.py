@@ -15,7 +15,7 @@ from flint import arb, ctx, fmpq, fmpq_mat
 
 from numerics.fallbacks import reach
 from numerics.rob.bracket_ia import arb_mid_fmpq, fmpq_float, to_fmpq
-from numerics.rob.bracket_needle import cap_rows, facing_pairs
+from numerics.rob.bracket_needle import cap_rows, needle_socps
 
 __all__ = ["sphere_point", "sphere_needle_points", "sphere_zoom_points", "cap_bound", "cap_rim_points", "arc_best"]
 
@@ -175,13 +175,7 @@ def sphere_needle_points(net, idx, sg, g=None):
     idx = np.asarray(idx, int)
     W, b = net.W[idx], net.b[idx]
     out = []
-    for p, q, i, _, lam, Dq, cq in facing_pairs(net, idx, sg):
-        D, c = np.array([fmpq_float(t) for t in Dq]), fmpq_float(cq)
-        nD = float(np.linalg.norm(D))
-        if nD == 0.0 and not (cq > 0 if sg[q] > 0 else cq < 0):
-            continue                                    # exactly parallel and closed
-        others = np.array([r for r in range(len(idx)) if r not in (p, q)], int)
-        kw = dict(eq=(W[p], b[p]), extra=None if nD == 0.0 else (sg[q] * D[None] / nD, [sg[q] * c / nD]))
+    for p, q, i, lam, Dq, cq, _, others, kw in needle_socps(net, idx, sg):
         res = net.socp(idx[others], sg[others], **kw)
         if res is None or not res[0] > 0:
             continue
