@@ -182,13 +182,6 @@ class Bracket:
         return self.upper - self.lower
 
 
-def _zero_gradient_exact(net, idx, sg):
-    """The leaf pattern's gradient in exact rationals, when its interval enclosure contains 0 (the exact fall-back:
-    units that cancel exactly give g = 0, which no enclosure of ±10⁶ sums can show)."""
-    reach("rob.bracket/zero_gradient_exact")
-    return net.exact_gradient(idx, sg)
-
-
 def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01, time_limit: float = 60.0,
                       seed: int = 0, data_points=None, progress=None, implied: bool = True,
                       workers: int = 1) -> Bracket:
@@ -318,7 +311,8 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             want[idx] = sg > 0                      # the leaf's pattern, in the units' own order
             want = tuple(bool(w) for w in want)
             if np.all(np.abs(Gm[i]) <= Gr[i]):     # the enclosure holds 0 (units that cancel to ~1 ulp of ±10⁶)
-                gq = _zero_gradient_exact(net, idx, sg)
+                reach("rob.bracket/zero_gradient_exact")
+                gq = net.exact_gradient(idx, sg)     # in rationals: g = 0 exactly, or tiny
                 if not any(gq):
                     shut["bound ≤ lower end"] += 1  # g exactly 0: it adds 0 ≤ lower
                     continue
