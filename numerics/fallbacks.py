@@ -44,6 +44,9 @@ SITES = {
     "rob.s2/locate_exact": "S² arrangement: a point whose arc the float position cannot decide, located exactly",
     "rob.cap_graph/overlap_exact": "S^{d−1} cap-overlap graph: whether two open caps meet, when the interval test "
                                    "cannot tell (exactly tangent caps), decided in rationals",
+    "flat.moments/kink_exact": "flat: a pre-activation θ_j·x_i whose float rounding bound reaches 0 (a sample on a "
+                               "direction's kink, or within rounding of it): the dot product in rationals, so σ(0) "
+                               "and σ′(0) are taken exactly where θ_j·x_i = 0 (Υ, ω and Φ̄ of the flattest solver)",
     "flat.duality/unique_exact": "flattest outer weights: a square Φ̄ (as many live directions as samples) whose "
                                  "float certificate falls short (near-duplicate samples): nonsingular in exact "
                                  "rationals, so the interpolator is unique; solved exactly, Υ* enclosed in arb",

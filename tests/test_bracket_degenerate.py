@@ -72,5 +72,8 @@ def test_the_hunt_draws_the_same_nets_every_run_and_judges_them():
     runs = [hunt(3, True, examples=4, m_max=5, time_limit=1.0, log=lambda s: None) for _ in range(2)]
     assert [(r["kind"], r["m"]) for r in runs[0]["rows"]] == [(r["kind"], r["m"]) for r in runs[1]["rows"]]
     assert runs[0]["rows"] and runs[0]["unsound"] == 0 and all(r["sound"] for r in runs[0]["rows"])
+    other = hunt(3, True, examples=4, m_max=5, time_limit=1.0, log=lambda s: None, draw_seed=1)
+    assert other["seed"] == 1 and [(r["kind"], r["m"], r["exact"]) for r in other["rows"]] != \
+        [(r["kind"], r["m"], r["exact"]) for r in runs[0]["rows"]]                   # another seed, other nets
     st = hunt(5, True, examples=3, m_max=6, time_limit=1.0, log=lambda s: None, rel_gap=0.01, status_only=True)
     assert len(st["rows"]) == 3 and all(r["exact"] != r["exact"] for r in st["rows"])      # no reference: NaN

@@ -523,9 +523,41 @@ def _degenerate_cells(names=None, time_limit: float = 30.0) -> dict:
                     "constants", "rows": rows, "ok": all(r["ok"] for r in rows)}
 
 
+def _flat_kink() -> dict:
+    """flat: samples exactly on a direction's kink (θ_j·x_i = 0; the normalised direction's float product is 1.1e-16
+    under an FMA): B_j = (1/n) Σ_i σ′(θ_j·x_i)²‖x_i‖² of ReLU against the definition in rationals (σ′(0) = 0), for θ
+    and θ/‖θ‖ as the invariant form uses it, and the flattest solver's stated Υ* against Υ of its own weights, with
+    its dual ≤ Υ of the interpolator it was given (weak duality)."""
+    from numerics import flat
+    from numerics.flat.duality import invariant_form
+    from numerics.flat.trace import neuron_moments
+
+    Th = np.array([[1.0, 0.0], [1.0, -1.0], [0.0, 1.0], [1.0, 1.0]])
+    X = np.array([[0.0, 2.25], [-1.0, 2.25], [2.25, 0.0], [2.25, 2.25]])
+    ref = []
+    for th in Th:
+        s = F(0)
+        for x in X:
+            if sum((F(float(t)) * F(float(u)) for t, u in zip(th, x, strict=True)), F(0)) > 0:
+                s += sum((F(float(u)) ** 2 for u in x), F(0))
+        ref.append(float(s / len(X)))
+    B = [float(t) for t in neuron_moments(Th, X, "relu")[1]]
+    inv = invariant_form(Th, X, "relu")
+    B_inv = [float(t) for t in np.asarray(inv.omega) ** 2 / (4 * np.mean(inv.Phibar ** 2, axis=0))]
+    y = flat.network(np.ones(4), Th, X, "relu")
+    got = flat.flattest_outer_weights(Th, X, y, "relu")
+    own = flat.upsilon(got.a, Th, X, "relu")
+    given = flat.upsilon(np.ones(4), Th, X, "relu")
+    ok = (B == ref and all(abs(p - q) <= 1e-12 * q for p, q in zip(B_inv, ref, strict=True))
+          and abs(got.value - own) <= 1e-9 * own and got.dual_value <= given * (1 + 1e-12))
+    return {"case": "flat: samples on a direction's kink (B_j exact; the flattest solver's Υ* and dual)", "B": B,
+            "B_exact": ref, "B_invariant_form": B_inv, "stated": got.value, "upsilon_of_its_weights": own,
+            "dual": got.dual_value, "upsilon_given": given, "ok": bool(ok)}
+
+
 CASES = (_op_tie, _tiny_circle, _ball_near_parallel, _tangent_bracket, _concurrent_bracket, _tangent_caps,
          _thin_lens, _inside_ball_ties, _cancelling_pairs, _flat_near_duplicate, _count_ties, _arc_wrap,
-         _sphere_ties, _sphere_candidates, _implied_signs, _degenerate_cells)
+         _sphere_ties, _sphere_candidates, _implied_signs, _degenerate_cells, _flat_kink)
 
 
 def level_F(ctx: Context) -> Outcome:

@@ -24,7 +24,7 @@ import scipy.linalg as sla
 from numerics._derived import flat as derived
 from numerics.flat.activations import get_activation
 from numerics.flat.inputs import check_inputs
-from numerics.flat.trace import network, neuron_moments
+from numerics.flat.trace import network, neuron_moments, preactivations
 from numerics.flat.weighted_l1 import interpolates, lstsq_correct, shifted_cholesky, weighted_l1_min
 
 __all__ = ["InvariantForm", "invariant_form", "DUAL_ROUNDING", "dual_objective", "dual_objective_arb", "FlattestResult",
@@ -51,9 +51,9 @@ def invariant_form(Theta, X, activation) -> InvariantForm:
     if np.any(norms == 0):
         raise ValueError("Theta: a zero direction has no invariant form (θ_j = 0)")
     tb = v["Theta"] / norms[:, None]
-    Ab, Bb = neuron_moments(tb, v["X"], act)
-    return InvariantForm(tb, norms, np.asarray(derived.omega_weight(Ab, Bb, act.c), dtype=float),
-                         act(v["X"] @ tb.T), act.p)
+    Zb = preactivations(v["X"], v["Theta"]) / norms[None, :]     # θ̂_j·x_i with θ_j·x_i's exact signs and zeros
+    Ab, Bb = neuron_moments(tb, v["X"], act, Z=Zb)
+    return InvariantForm(tb, norms, np.asarray(derived.omega_weight(Ab, Bb, act.c), dtype=float), act(Zb), act.p)
 
 
 DUAL_ROUNDING = 1e-13  # relative float64 rounding allowance subtracted from dual values

@@ -18,16 +18,18 @@ The per-neuron closed forms are generated from ``proofs/flat/upsilon.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 
 from numerics._derived import flat as derived
+from numerics.fallbacks import reach
 from numerics.flat.activations import get_activation
 from numerics.flat.inputs import as_array, check_inputs
 from numerics.namespaces import MP
 
-__all__ = ["network", "neuron_moments", "TraceParts", "trace_parts", "flatness_trace", "upsilon",
+__all__ = ["network", "preactivations", "neuron_moments", "TraceParts", "trace_parts", "flatness_trace", "upsilon",
            "optimal_rescaling", "rescale", "mp_inputs", "neuron_moments_mp", "flatness_trace_mp", "upsilon_mp"]
 
 
@@ -38,11 +40,32 @@ def network(a, Theta, X, activation) -> np.ndarray:
     return act(v["X"] @ v["Theta"].T) @ v["a"]
 
 
-def neuron_moments(Theta, X, activation) -> tuple[np.ndarray, np.ndarray]:
-    """(A_j, B_j) = ((1/n) Σ_i σ(θ_j·x_i)², (1/n) Σ_i σ′(θ_j·x_i)² ‖x_i‖²)."""
+def preactivations(X, Theta) -> np.ndarray:
+    """Z = XΘᵀ (Z_ij = θ_j·x_i) with every sign and every zero right for the inputs as given: the float product, and
+    where its rounding bound γ_{d+2}(|X||Θ|ᵀ) (any summation order, FMA or not; plus an underflow allowance) reaches
+    0, the exact dot product in rationals, rounded to nearest — so a sample exactly on a direction's kink gets σ(0)
+    and σ′(0) whatever BLAS rounds it to (an FMA leaves 2.25·0.7071… − 2.25·0.7071… at 1.1e-16, and σ′ = 1 there).
+    Scale-free: Z/‖θ_j‖ keeps the signs and zeros of the normalised directions."""
+    X, Theta = np.asarray(X, float), np.asarray(Theta, float)
+    Z = X @ Theta.T
+    d = X.shape[1]
+    g = (d + 2) * 2.0**-53 / (1 - (d + 2) * 2.0**-53)
+    bound = g * (np.abs(X) @ np.abs(Theta).T) * (1 + 2.0**-50) + (d + 2) * 2.0**-1074
+    near = np.argwhere(np.abs(Z) <= bound)
+    if near.size:
+        reach("flat.moments/kink_exact")
+        for i, j in near:
+            Z[i, j] = float(sum((Fraction(float(X[i, k])) * Fraction(float(Theta[j, k])) for k in range(d)),
+                                Fraction(0)))
+    return Z
+
+
+def neuron_moments(Theta, X, activation, Z=None) -> tuple[np.ndarray, np.ndarray]:
+    """(A_j, B_j) = ((1/n) Σ_i σ(θ_j·x_i)², (1/n) Σ_i σ′(θ_j·x_i)² ‖x_i‖²), the kinks decided exactly
+    (:func:`preactivations`; ``Z``: those pre-activations, already computed)."""
     act = get_activation(activation)
     v = check_inputs(Theta=Theta, X=X)
-    Z = v["X"] @ v["Theta"].T
+    Z = preactivations(v["X"], v["Theta"]) if Z is None else Z
     xn2 = np.sum(v["X"] ** 2, axis=1)
     return np.mean(act(Z) ** 2, axis=0), np.mean(act.d1(Z) ** 2 * xn2[:, None], axis=0)
 
@@ -66,7 +89,7 @@ def trace_parts(a, Theta, X, y, activation) -> TraceParts:
     act = get_activation(activation)
     v = check_inputs(a=a, Theta=Theta, X=X, y=y)
     a_, X_ = v["a"], v["X"]
-    Z = X_ @ v["Theta"].T
+    Z = preactivations(X_, v["Theta"])
     xn2 = np.sum(X_**2, axis=1)
     S, D1 = act(Z), act.d1(Z)
     A_ = np.mean(S**2, axis=0)
