@@ -171,3 +171,16 @@ def test_a_wedge_between_nearly_parallel_planes_is_a_needle_too(monkeypatch):
     monkeypatch.setattr(BN, "OFF_NEAR", 1e-9)
     br2 = certified_bracket(NW, NB, NA, NV, sphere=False, rel_gap=0.0, time_limit=20)
     assert br2.gap > 0.05
+
+
+def test_a_needle_inside_a_cap_at_the_sphere_is_witnessed():
+    """NEEDLE_IN_CAP_B6 (exact rationals, the ball hunt's seed-1 draw): the needle where unit 0 alone is on lies in a
+    cap ~9.5e-7 deep; the needle SOCP's point is 1.7e-7 outside the ball, and pulling it in radially by its margin
+    left the cap (lower end 0.32 against the constant 2). Pulled in along the plane towards its foot, it stays."""
+    from checks.rob.degenerate_nets import NEEDLE_IN_CAP_B6, exact_constant
+
+    exact = float(exact_constant(NEEDLE_IN_CAP_B6, 6, False).upper)
+    assert exact == 2.0
+    br = certified_bracket(*NEEDLE_IN_CAP_B6, sphere=False, R=1.0, rel_gap=0.0, time_limit=10)
+    assert br.lower <= exact * (1 + 1e-15) <= br.upper * (1 + 1e-15)
+    assert br.lower >= exact * (1 - 1e-12) and br.status == "exhausted"

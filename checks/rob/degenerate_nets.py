@@ -30,6 +30,8 @@ BALL_EDGE_POINT    B⁴      five planes through a point of S / the zoom at the 
 NEEDLE_D6          B⁶      two facing rows equal up to rounding, closed by the cell's other rows / ``needle_closed``
 ZERO_S7, ULP_S7    S⁷      units ±10⁶ on one plane cancelling exactly, and one ulp from it (constants by hand) /
                            the exact gradient where its interval enclosure contains 0
+NEEDLE_IN_CAP_B6   B⁶      (exact rationals) a needle of two near-parallel rows inside a cap ~1e-6 deep /
+                           ``needle_point``, its SOCP point pulled in along the plane
 =================  ======  ================================================================================
 """
 
@@ -174,6 +176,21 @@ NEEDLE_D6 = (
     [1.125, -2.0, -2.0, 0.5, 2.0, 1.125, -0.5625, -1.75, 2.0, -1.0, -0.5, -1.0],
     [0.0, 0.0, -0.6666666666666666, 0.0, 0.0, 0.0])
 
+# B⁶, exact rationals (not floats: the Farkas and zoom steps, which need exact float rows, are off): the ball hunt's
+# near_parallel draw of seed 1 — W₁ = 2W₀ tilted by 1e-9, both planes ~1e-6 from touching S (a cap ~9.5e-7 deep), so
+# the needle where unit 0 alone is on (‖a₀W₀‖ = 2, the constant) lies inside the cap; the needle SOCP's point sits
+# 1.7e-7 outside the ball, and the radial pull by its margin (2.5e-4) left the cap: lower end 0.32 against 2.
+_Q = Fraction
+NEEDLE_IN_CAP_B6 = (
+    [[_Q(9000, 16901), _Q(-14400, 16901), _Q(13500, 16901), _Q(-45303, 16901), _Q(4320, 16901), _Q(5400, 16901)],
+     [_Q(44999999973, 42252500000), _Q(-1791089999838, 1051083753125), _Q(2686634999757, 1681734005000),
+      _Q(-4507875014592273, 840867002500000), _Q(2686634999757, 5255418765625),
+      _Q(107465400999320403, 168173400500000000)],
+     [_Q(0), _Q(0), _Q(-1, 5), _Q(0), _Q(0), _Q(0)]],
+    [_Q(-3145725, 1048576), _Q(-125829000041943, 20971520000000), _Q(0)],
+    [_Q(-2, 3), _Q(1, 3), _Q(-8, 5)],
+    [_Q(0)] * 6)
+
 # S⁷, by hand (no exact routine there): 10⁶ ReLU(x₁ − ½) + a₂ ReLU(2x₁ − 1). With a₂ = −5·10⁵ the two cancel
 # exactly, f ≡ 0 and the constant is 0; with a₂ one ulp further from 0, −(5·10⁵ + 2⁻³⁴), the cap x₁ > ½ carries
 # g = (10⁶ + 2a₂)e₁ = −2⁻³³e₁, so τ = 2⁻³³(1 − x₁²)^½ there and 0 elsewhere: the constant is 2⁻³³·√3/2 (the cap's rim,
@@ -190,6 +207,7 @@ CASES = {
     "SLAB": (SLAB, 3, True), "CAP": (CAP, 3, True), "BALL_CUT": (BALL_CUT, 4, False),
     "BALL_MISS": (BALL_MISS, 4, False), "BALL_EDGE_POINT": (BALL_EDGE_POINT, 4, False),
     "NEEDLE_D6": (NEEDLE_D6, 6, False), "ZERO_S7": (ZERO_S7, 8, True), "ULP_S7": (ULP_S7, 8, True),
+    "NEEDLE_IN_CAP_B6": (NEEDLE_IN_CAP_B6, 6, False),
 }
 
 

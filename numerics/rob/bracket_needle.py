@@ -118,8 +118,9 @@ def needle_empty(net, idx, sg) -> bool:
 
 def needle_point(net, idx, sg):
     """An exact rational point (list of fmpq) proposed for the cell (signs sg on idx) when it is the needle of one
-    pair of nearly coincident rows facing each other, else None."""
-    if net.sphere or not net.hyper_exact:
+    pair of nearly coincident rows facing each other, else None. (A candidate only: the caller decides it exactly
+    from the exact rows, so rows that are not exact floats are no obstacle.)"""
+    if net.sphere:
         return None
     idx = np.asarray(idx, int)
     d = net.d
@@ -130,8 +131,13 @@ def needle_point(net, idx, sg):
         if res is None or not res[0] > 0:
             continue
         t = float(res[0])
-        for shrink in (0.0, 0.25 * min(t / net.R, 1e-3)):     # the SOCP's point may sit on the sphere: pulled in
-            xq = [to_fmpq(z) for z in res[1] * (1.0 - shrink)]
+        # the SOCP's point may sit on the sphere or beyond it by the solver's tolerance: pulled in towards the foot x₀
+        # of the plane u = 0 (its point nearest 0: the norm falls and u stays 0, so a needle inside a cap ~1e-6 deep
+        # is not left, as it is by a radial shrink), then radially by its margin
+        x0 = -float(net.b[i]) / float(net.nW[i]) ** 2 * net.W[i]
+        pts = [x0 + f * (res[1] - x0) for f in (1.0, 1 - 1e-9, 1 - 1e-6, 0.999, 0.9, 0.5)]
+        for xf in pts + [res[1] * (1.0 - 0.25 * min(t / net.R, 1e-3))]:
+            xq = [to_fmpq(z) for z in xf]
             e = sum((Dq[col] * xq[col] for col in range(d)), fmpq(0)) + cq
             if not (e > 0 if sg[q] > 0 else e < 0):
                 continue                                # (decided exactly) the needle is closed at this point
