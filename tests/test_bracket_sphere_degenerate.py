@@ -261,9 +261,13 @@ def test_units_one_ulp_from_cancelling_get_their_constant_from_the_exact_gradien
     assert br.lower >= exact * (1 - 1e-8)
 
 
-def test_without_the_exact_gradient_the_ulp_net_is_bounded_by_its_enclosure(monkeypatch):
+def test_in_the_ball_the_ulp_net_needs_the_exact_gradients_norm(monkeypatch):
+    """ULP_S7 on B⁸: the constant is ‖g‖ = 2⁻³³ (the cap x₁ > ½ meets the ball), and no sphere refinement follows a
+    ball leaf, so only the exact ‖g‖ brings the upper end below the enclosure's (~1e-9)."""
+    br = certified_bracket(*ULP_S7, sphere=False, rel_gap=0.0, time_limit=5)
+    assert br.lower <= 2.0 ** -33 <= br.upper and br.upper <= 2.0 ** -33 * (1 + 1e-12)
     monkeypatch.setattr(KB, "sqrt_up_q", lambda q: float("inf"))   # the exact gradient's norm not used
-    br = certified_bracket(*ULP_S7, sphere=True, rel_gap=0.0, time_limit=5)
+    br = certified_bracket(*ULP_S7, sphere=False, rel_gap=0.0, time_limit=5)
     assert br.upper > 2 * 2.0 ** -33
 
 
@@ -364,3 +368,16 @@ def test_a_cap_whose_gradient_lies_on_its_axis_does_not_crash_the_rim_points():
     lo, up = _exact((W, b, a, [0.0] * 3))
     br = _bracket((W, b, a, [0.0] * 3))
     assert br.lower <= up * (1 + 1e-15) + 1e-300 and br.upper >= lo * (1 - 1e-15)
+
+
+def test_a_tiny_gradient_on_a_cap_is_bounded_at_its_own_scale():
+    """SMALL_CAP_S2: g = 2⁻²⁰w on the cap w·x > 1/7 (units ±10⁶ cancelling to 2⁻²⁰), a constant ~9.4e-7. The Shor + RLT
+    bound on cell ∩ S worked at the solver's absolute tolerance and stopped 0.1% high ("gap open"); with g scaled by a
+    power of two (exactly) it closes to ~5e-10."""
+    from checks.rob.degenerate_nets import SMALL_CAP_S2
+
+    lo, up = _exact(SMALL_CAP_S2)
+    assert 9e-7 < up < 1e-6
+    br = _bracket(SMALL_CAP_S2)
+    assert br.lower <= up * (1 + 1e-12) and br.upper >= lo * (1 - 1e-12)
+    assert br.gap < 1e-8

@@ -41,7 +41,7 @@ def test_reach_counts():
 def test_the_degenerate_nets_case_closes_every_bracket_on_its_exact_constant():
     out = P._degenerate_cells()
     assert out["ok"], [r for r in out["rows"] if not r["ok"]]
-    assert len(out["rows"]) == 17 and {r["domain"] for r in out["rows"]} == {"S^2", "S^7", "B^3", "B^4", "B^6"}
+    assert len(out["rows"]) == 18 and {r["domain"] for r in out["rows"]} == {"S^2", "S^7", "B^3", "B^4", "B^6"}
 
 
 def test_an_unsound_emptiness_certificate_is_caught_by_the_degenerate_nets(monkeypatch):

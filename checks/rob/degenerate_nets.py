@@ -32,6 +32,8 @@ ZERO_S7, ULP_S7    S⁷      units ±10⁶ on one plane cancelling exactly, and 
                            the exact gradient where its interval enclosure contains 0
 NEEDLE_IN_CAP_B6   B⁶      (exact rationals) a needle of two near-parallel rows inside a cap ~1e-6 deep /
                            ``needle_point``, its SOCP point pulled in along the plane
+SMALL_CAP_S2       S²      (exact rationals) units ±10⁶ cancelling to 2⁻²⁰ on a cap: a constant ~9.4e-7 /
+                           the relaxation on cell ∩ S with g scaled by a power of two
 =================  ======  ================================================================================
 """
 
@@ -191,6 +193,13 @@ NEEDLE_IN_CAP_B6 = (
     [_Q(-2, 3), _Q(1, 3), _Q(-8, 5)],
     [_Q(0)] * 6)
 
+# S², exact rationals: the S² hunt's cancel_1e6 draw of seed 1 — 10⁶ ReLU(w·x − 1/7) against a₂ ReLU(2w·x − 2/7) with
+# 2a₂ = −10⁶ + 2⁻²⁰: the cap w·x > 1/7 carries g = 2⁻²⁰w, a constant ~9.4e-7; the relaxation bounding τ on the cap
+# worked at the solver's absolute tolerance (upper end 0.1% high) until g was scaled by a power of two.
+SMALL_CAP_S2 = ([[Fraction(5, 13), Fraction(12, 13), Fraction(0)], [Fraction(10, 13), Fraction(24, 13), Fraction(0)]],
+                [Fraction(-1, 7), Fraction(-2, 7)], [Fraction(1000000), Fraction(-1048575999999, 2097152)],
+                [Fraction(0)] * 3)
+
 # S⁷, by hand (no exact routine there): 10⁶ ReLU(x₁ − ½) + a₂ ReLU(2x₁ − 1). With a₂ = −5·10⁵ the two cancel
 # exactly, f ≡ 0 and the constant is 0; with a₂ one ulp further from 0, −(5·10⁵ + 2⁻³⁴), the cap x₁ > ½ carries
 # g = (10⁶ + 2a₂)e₁ = −2⁻³³e₁, so τ = 2⁻³³(1 − x₁²)^½ there and 0 elsewhere: the constant is 2⁻³³·√3/2 (the cap's rim,
@@ -207,7 +216,7 @@ CASES = {
     "SLAB": (SLAB, 3, True), "CAP": (CAP, 3, True), "BALL_CUT": (BALL_CUT, 4, False),
     "BALL_MISS": (BALL_MISS, 4, False), "BALL_EDGE_POINT": (BALL_EDGE_POINT, 4, False),
     "NEEDLE_D6": (NEEDLE_D6, 6, False), "ZERO_S7": (ZERO_S7, 8, True), "ULP_S7": (ULP_S7, 8, True),
-    "NEEDLE_IN_CAP_B6": (NEEDLE_IN_CAP_B6, 6, False),
+    "NEEDLE_IN_CAP_B6": (NEEDLE_IN_CAP_B6, 6, False), "SMALL_CAP_S2": (SMALL_CAP_S2, 3, True),
 }
 
 

@@ -546,11 +546,16 @@ class BracketNet:
         :func:`numerics.rob.bracket_sdp.sphere_cell_bound` (exact g_σ; +inf when the relaxation or its exact
         check fails)."""
         gq = self.exact_gradient(idx, sg) if gq is None else gq
-        t = sphere_cell_bound(self.Wq, self.bq, gq, idx, sg, x_hint, cuts=cuts,
+        # g scaled by a power of two 2^k to ~1 (exactly), so that the relaxation's tolerances do not swamp a tiny
+        # gradient; its bound on min (2^k g·x)² is divided by 4^k
+        gmax = max((abs(fmpq_float(y)) for y in gq), default=0.0)
+        k = -math.frexp(gmax)[1] if gmax > 0 else 0
+        s = fmpq(2) ** k if k >= 0 else fmpq(1, 2 ** -k)
+        t = sphere_cell_bound(self.Wq, self.bq, [y * s for y in gq], idx, sg, x_hint, cuts=cuts,
                               time_limit=min(2.0, max(0.05, self.deadline - time.perf_counter())))
         if t is None:
             return math.inf
-        return sqrt_up_q(sum((y * y for y in gq), fmpq(0)) - t)
+        return sqrt_up_q(sum((y * y for y in gq), fmpq(0)) - t / (s * s))
 
     def alpha_sum(self, units):
         """An enclosure [sm ± sr] of Σ_{j ∈ units} α_j (the rows' own radii plus the rounding of the sum)."""
