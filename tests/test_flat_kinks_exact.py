@@ -14,6 +14,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
+from checks.flat.oracles import relu_B_exact
 from numerics import flat
 from numerics.flat.duality import invariant_form
 from numerics.flat.trace import neuron_moments, preactivations
@@ -22,25 +23,11 @@ THETA = np.array([[1.0, 0.0], [1.0, -1.0], [0.0, 1.0], [1.0, 1.0]])
 X = np.array([[0.0, 2.25], [-1.0, 2.25], [2.25, 0.0], [2.25, 2.25]])
 
 
-def _B_exact(theta, X):
-    """B_j for ReLU from the definition in rationals: (1/n) Σ_i [θ_j·x_i > 0] ‖x_i‖² (σ′(0) = 0)."""
-    n = len(X)
-    out = []
-    for th in theta:
-        s = F(0)
-        for x in X:
-            z = sum((F(float(t)) * F(float(u)) for t, u in zip(th, x, strict=True)), F(0))
-            if z > 0:
-                s += sum((F(float(u)) ** 2 for u in x), F(0))
-        out.append(s / n)
-    return out
-
-
 def test_the_invariant_form_takes_the_kink_exactly_like_upsilon():
     nr = np.linalg.norm(THETA, axis=1)
     _, B = neuron_moments(THETA, X, "relu")
     Bb = neuron_moments(THETA / nr[:, None], X, "relu", Z=preactivations(X, THETA) / nr[None, :])[1]
-    ref = [float(t) for t in _B_exact(THETA, X)]
+    ref = [float(t) for t in relu_B_exact(THETA, X)]
     assert list(B) == ref and list(Bb) == ref             # σ′ is 0-homogeneous: B(θ̂) = B(θ), both exact
     inv = invariant_form(THETA, X, "relu")
     assert np.all(inv.Phibar[3, 1] == 0.0)                # x₄ on θ₂'s kink: σ(θ̂₂·x₄) = 0 exactly

@@ -68,6 +68,19 @@ def exact_hessian_trace(a, Theta, X, y, activation, digits: int = 60):
 # torch
 
 
+def relu_B_exact(Theta, X) -> list[Fraction]:
+    """B_j = (1/n) Σ_i ReLU′(θ_j·x_i)² ‖x_i‖² from the definition in rationals, ReLU′(0) = 0: the reference for samples
+    exactly on a direction's kink (the float product may round θ_j·x_i = 0 either way)."""
+    out = []
+    for th in Theta:
+        s = Fraction(0)
+        for x in X:
+            if sum((Fraction(float(t)) * Fraction(float(u)) for t, u in zip(th, x, strict=True)), Fraction(0)) > 0:
+                s += sum((Fraction(float(u)) ** 2 for u in x), Fraction(0))
+        out.append(s / len(X))
+    return out
+
+
 def _torch_sigma(act: flat.Activation, z):
     import torch
 

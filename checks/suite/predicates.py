@@ -528,19 +528,14 @@ def _flat_kink() -> dict:
     under an FMA): B_j = (1/n) Σ_i σ′(θ_j·x_i)²‖x_i‖² of ReLU against the definition in rationals (σ′(0) = 0), for θ
     and θ/‖θ‖ as the invariant form uses it, and the flattest solver's stated Υ* against Υ of its own weights, with
     its dual ≤ Υ of the interpolator it was given (weak duality)."""
+    from checks.flat.oracles import relu_B_exact
     from numerics import flat
     from numerics.flat.duality import invariant_form
     from numerics.flat.trace import neuron_moments
 
     Th = np.array([[1.0, 0.0], [1.0, -1.0], [0.0, 1.0], [1.0, 1.0]])
     X = np.array([[0.0, 2.25], [-1.0, 2.25], [2.25, 0.0], [2.25, 2.25]])
-    ref = []
-    for th in Th:
-        s = F(0)
-        for x in X:
-            if sum((F(float(t)) * F(float(u)) for t, u in zip(th, x, strict=True)), F(0)) > 0:
-                s += sum((F(float(u)) ** 2 for u in x), F(0))
-        ref.append(float(s / len(X)))
+    ref = [float(t) for t in relu_B_exact(Th, X)]
     B = [float(t) for t in neuron_moments(Th, X, "relu")[1]]
     inv = invariant_form(Th, X, "relu")
     B_inv = [float(t) for t in np.asarray(inv.omega) ** 2 / (4 * np.mean(inv.Phibar ** 2, axis=0))]

@@ -98,7 +98,7 @@ import numpy as np
 from flint import fmpq
 
 from numerics.fallbacks import reach
-from numerics.rob.bracket_ia import U, fmpq_float, iv_add, round_up, sqrt_up, sqrt_up_q
+from numerics.rob.bracket_ia import U, fmpq_float, iv_add, round_up, scale_exponent, sqrt_up, sqrt_up_q
 from numerics.rob.bracket_needle import (
     beyond_empty,
     cap_points,
@@ -356,7 +356,7 @@ def certified_bracket(W, b, a, v, *, sphere: bool, R=1.0, rel_gap: float = 0.01,
             xs = srch.realise_on_sphere(idx, sg, Gm[i], x, t) if t > 0 else None
             dl = 0.0                       # rigorous lower bound of |g·x| on the cell ∩ ball
             # g scaled by a power of two to ~1 (exact), so that the solver's tolerances do not swamp a tiny gradient
-            sc = math.ldexp(1.0, -math.frexp(float(np.max(np.abs(Gm[i]))) or 1.0)[1])
+            sc = math.ldexp(1.0, scale_exponent(float(np.max(np.abs(Gm[i])))))
             for sgn in (1.0, -1.0):
                 r3 = net.socp(idx, sg, obj=-sgn * sc * Gm[i], tfix=0.0)
                 if r3 is not None:

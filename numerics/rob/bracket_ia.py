@@ -38,6 +38,17 @@ def fmpq_float(q) -> float:
     return float(Fraction(int(q.p), int(q.q)))
 
 
+def pow2_q(e: int) -> fmpq:
+    """2^e as an exact rational (any integer e)."""
+    e = int(e)
+    return fmpq(2 ** e) if e >= 0 else fmpq(1, 2 ** -e)
+
+
+def scale_exponent(m: float) -> int:
+    """k with 2^k·m in [½, 1) for m > 0 (0 for m ≤ 0): the power of two that scales a magnitude to ~1 exactly."""
+    return -math.frexp(m)[1] if m > 0 else 0
+
+
 def snap_q(x: float, scale: float, bits: int = 40) -> fmpq:
     """x rounded to a multiple of 2^(e − bits), e the exponent of ``scale``: a short exact rational for a solver's
     multiplier (0 for a scale ≤ 0 or a non-finite x)."""
@@ -45,13 +56,13 @@ def snap_q(x: float, scale: float, bits: int = 40) -> fmpq:
         return fmpq(0)
     e = math.frexp(scale)[1] - bits
     k = round(math.ldexp(x, -e))
-    return fmpq(k) * fmpq(2) ** e if e >= 0 else fmpq(k, 2 ** (-e))
+    return fmpq(k) * pow2_q(e)
 
 
 def arb_mid_fmpq(a) -> fmpq:
     """The midpoint of the arb ``a`` as an exact rational."""
     man, exp = a.mid().man_exp()
-    return fmpq(int(man)) * fmpq(2) ** int(exp) if exp >= 0 else fmpq(int(man), 2 ** int(-exp))
+    return fmpq(int(man)) * pow2_q(exp)
 
 
 def gamma_n(n):

@@ -29,7 +29,9 @@ from numerics.rob.bracket_ia import (
     iv_add,
     iv_matmul,
     norm_up,
+    pow2_q,
     round_up,
+    scale_exponent,
     shor_bound,
     sqrt_up_q,
     to_fmpq,
@@ -458,7 +460,7 @@ class BracketNet:
             if res.status != 0:
                 return None
             t = -res.fun
-            kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
+            kq = pow2_q(kap_e)
             xz = [pq[k] + kq * to_fmpq(res.x[k]) for k in range(self.d)]
             if t > 1e-7:
                 return "point", xz
@@ -548,9 +550,7 @@ class BracketNet:
         gq = self.exact_gradient(idx, sg) if gq is None else gq
         # g scaled by a power of two 2^k to ~1 (exactly), so that the relaxation's tolerances do not swamp a tiny
         # gradient; its bound on min (2^k g·x)² is divided by 4^k
-        gmax = max((abs(fmpq_float(y)) for y in gq), default=0.0)
-        k = -math.frexp(gmax)[1] if gmax > 0 else 0
-        s = fmpq(2) ** k if k >= 0 else fmpq(1, 2 ** -k)
+        s = pow2_q(scale_exponent(max((abs(fmpq_float(y)) for y in gq), default=0.0)))
         t = sphere_cell_bound(self.Wq, self.bq, [y * s for y in gq], idx, sg, x_hint, cuts=cuts,
                               time_limit=min(2.0, max(0.05, self.deadline - time.perf_counter())))
         if t is None:

@@ -14,7 +14,7 @@ import numpy as np
 from flint import arb, ctx, fmpq, fmpq_mat
 
 from numerics.fallbacks import reach
-from numerics.rob.bracket_ia import arb_mid_fmpq, fmpq_float, to_fmpq
+from numerics.rob.bracket_ia import arb_mid_fmpq, fmpq_float, pow2_q, to_fmpq
 from numerics.rob.bracket_needle import cap_rows, needle_socps
 
 __all__ = ["sphere_point", "sphere_needle_points", "sphere_zoom_points", "cap_bound", "cap_rim_points", "arc_best"]
@@ -243,7 +243,7 @@ def sphere_zoom_points(net, idx, sg, x, rounds: int = 4):
         if np.any(sg[far] * rf[far] <= 1e3 * math.sqrt(d) * kappa * nw[far]):
             return out                                 # far rows not clearly on their side at p̃: not a tiny cell
         A = np.hstack([-sg[near][:, None] * (W[near] @ T), nw[near][:, None]])
-        kq = fmpq(1, 2 ** (-kap_e)) if kap_e < 0 else fmpq(2 ** kap_e)
+        kq = pow2_q(kap_e)
         t, zeta = -math.inf, None
         for beta in (1.0,) + tuple(WIDER_BOXES):
             res = linprog(np.r_[np.zeros(d - 1), -1.0], A_ub=A, b_ub=sg[near] * rf[near] / kappa,
